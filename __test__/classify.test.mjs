@@ -1,0 +1,257 @@
+// classify, isUtf8, isTextualMediaType
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { isUtf8 as nodeIsUtf8 } from 'node:buffer'
+import {
+  loadBinding,
+  corpus,
+  corpusFiles,
+  trueExtension,
+  b64,
+  makePng,
+  makeWav,
+  randomBytes,
+  referenceImageInfo,
+  snapshot,
+} from './fixtures/index.mjs'
+
+const { classify, isUtf8, isTextualMediaType } = loadBinding()
+
+const KINDS = new Set(['image', 'pdf', 'audio', 'video', 'text', 'binary', 'empty', 'invalid'])
+
+function checkShape(c, byteLength) {
+  assert.equal(typeof c, 'object')
+  assert.ok(KINDS.has(c.kind), `unknown kind ${c.kind}`)
+  assert.equal(typeof c.mediaType, 'string')
+  assert.ok(c.mediaType.length > 0, 'mediaType is empty')
+  assert.equal(typeof c.byteLength, 'number')
+  if (byteLength !== undefined) assert.equal(c.byteLength, byteLength)
+  for (const k of ['width', 'height']) if (c[k] !== undefined) assert.equal(typeof c[k], 'number')
+  if (c.textEncoding !== undefined) assert.ok(['ascii', 'utf-8', 'utf-16le', 'utf-16be'].includes(c.textEncoding), c.textEncoding)
+  if (c.problem !== undefined) assert.equal(typeof c.problem, 'string')
+}
+
+describe('classify', () => {
+  test('images: kind, sniffed type and header dimensions', () => {
+    for (const [name, mt] of [['fixture.png', 'image/png'], ['fixture.jpg', 'image/jpeg'], ['fixture.gif', 'image/gif'], ['fixture.webp', 'image/webp'], ['fixture.apng', 'image/png']]) {
+      const bytes = corpus(name)
+      const ref = referenceImageInfo(bytes)
+      for (const data of [new Uint8Array(bytes), b64(bytes)]) {
+        const c = classify(data)
+        checkShape(c, bytes.length)
+        assert.equal(c.kind, 'image', name)
+        assert.equal(c.mediaType, mt, name)
+        assert.equal(c.sniffedMediaType, mt, name)
+        assert.equal(c.width, ref.width, `${name} width`)
+        assert.equal(c.height, ref.height, `${name} height`)
+        assert.equal(c.problem, undefined, `${name}: ${c.problem}`)
+      }
+    }
+  })
+
+  test('generated png dimensions, including 9000 px', () => {
+    for (const [w, h] of [[1, 1], [9000, 10], [10, 9000], [8000, 1]]) {
+      const c = classify(makePng(w, h))
+      assert.equal(c.kind, 'image')
+      assert.equal(c.width, w)
+      assert.equal(c.height, h)
+    }
+  })
+
+  test('pdf, audio, video', () => {
+    for (const name of ['fixture.pdf', 'fixture-minimal.pdf', 'fixture-printed.pdf']) {
+      const c = classify(corpus(name))
+      assert.equal(c.kind, 'pdf', name)
+      assert.equal(c.mediaType, 'application/pdf')
+    }
+    for (const name of ['fixture.wav', 'fixture.mp3', 'fixture.flac', 'fixture.ogg', 'fixture.m4a']) {
+      const c = classify(corpus(name))
+      assert.equal(c.kind, 'audio', `${name}: ${JSON.stringify(c)}`)
+      assert.match(c.mediaType, /^audio\//, name)
+    }
+    assert.match(classify(makeWav()).mediaType, /^audio\/(x-)?wav|^audio\/vnd\.wave/)
+    for (const name of ['fixture-isom.mp4', 'fixture.webm', 'fixture.mkv', 'fixture.mov']) {
+      const c = classify(corpus(name))
+      assert.equal(c.kind, 'video', `${name}: ${JSON.stringify(c)}`)
+      assert.match(c.mediaType, /^video\//, name)
+    }
+  })
+
+  test('empty and invalid', () => {
+    for (const data of ['', new Uint8Array(0)]) {
+      const c = classify(data)
+      checkShape(c, 0)
+      assert.equal(c.kind, 'empty')
+    }
+    for (const data of ['abc$', 'QUJDR', 'data:image/png;base64,iVBORw0KGgo=', 'iVBO Rw0K', 'ab+-', 'QQ=A']) {
+      const c = classify(data, 'image/png')
+      assert.equal(c.kind, 'invalid', data)
+      assert.equal(typeof c.problem, 'string', `invalid base64 ${data} has no problem text`)
+      assert.ok(c.problem.length > 0)
+      assert.equal(c.declaredMediaType, 'image/png')
+    }
+  })
+
+  test('text and encodings', () => {
+    let c = classify(Buffer.from('hello world\n'))
+    assert.equal(c.kind, 'text')
+    assert.equal(c.textEncoding, 'ascii')
+    c = classify(Buffer.from('héllo wörld ✓\n'))
+    assert.equal(c.kind, 'text')
+    assert.equal(c.textEncoding, 'utf-8')
+    c = classify(corpus('fixture-utf16-le-bom.xml'))
+    assert.equal(c.kind, 'text')
+    assert.equal(c.textEncoding, 'utf-16le')
+    c = classify(corpus('fixture-utf16-be-bom.xml'))
+    assert.equal(c.kind, 'text')
+    assert.equal(c.textEncoding, 'utf-16be')
+    c = classify(corpus('fixture-json.webp'))
+    assert.equal(c.kind, 'text', 'fixture-json.webp is JSON text, not a webp')
+    assert.notEqual(c.sniffedMediaType, 'image/webp')
+    c = classify(Buffer.from('# md'), 'text/markdown')
+    assert.equal(c.kind, 'text')
+    assert.equal(c.declaredMediaType, 'text/markdown')
+  })
+
+  test('declared vs sniffed: a JPEG declared image/png', () => {
+    const c = classify(corpus('fixture.jpg'), 'image/png')
+    assert.equal(c.declaredMediaType, 'image/png')
+    assert.equal(c.sniffedMediaType, 'image/jpeg')
+    assert.equal(c.mediaType, 'image/jpeg')
+    assert.equal(c.kind, 'image')
+  })
+
+  test('truncated and corrupt png report a problem', () => {
+    const png = corpus('fixture.png')
+    for (const [name, bytes] of [['truncated', png.subarray(0, 3000)], ['corrupt', corpus('fixture-corrupt.png')], ['no IEND', png.subarray(0, png.length - 12)]]) {
+      const c = classify(bytes, 'image/png')
+      assert.equal(typeof c.problem, 'string', `${name} png: no problem reported: ${JSON.stringify(c)}`)
+      assert.ok(c.problem.length > 0)
+    }
+  })
+
+  test('binary with nothing recognisable', () => {
+    const c = classify(randomBytes(4096, 99))
+    checkShape(c, 4096)
+    assert.equal(c.kind, 'binary')
+    assert.equal(c.sniffedMediaType, undefined)
+    const p = classify(corpus('fixture.parquet'), 'application/vnd.apache.parquet')
+    assert.equal(p.kind, 'binary')
+    assert.equal(p.declaredMediaType, 'application/vnd.apache.parquet')
+  })
+
+  test('bytes and base64 give the same classification; input not mutated', () => {
+    for (const name of corpusFiles()) {
+      const bytes = corpus(name)
+      const u8 = new Uint8Array(bytes)
+      const before = snapshot(u8)
+      const a = classify(u8)
+      const b = classify(b64(bytes))
+      assert.deepEqual(snapshot(u8), before)
+      checkShape(a, bytes.length)
+      assert.deepEqual(a, b, name)
+    }
+  })
+
+  test('corpus sweep: kind image/pdf only for real png/jpeg/gif/webp/pdf-family files', () => {
+    const imageExt = { png: 'image/png', apng: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' }
+    for (const name of corpusFiles()) {
+      const ext = trueExtension(name)
+      const c = classify(corpus(name))
+      if (c.sniffedMediaType && imageExt[ext] === undefined) {
+        assert.ok(!Object.values(imageExt).includes(c.sniffedMediaType) || ['ico', 'cur', 'icns'].includes(ext), `${name} sniffed as ${c.sniffedMediaType}`)
+      }
+      if (imageExt[ext] && name !== 'fixture-json.webp') assert.equal(c.sniffedMediaType, imageExt[ext], name)
+      if (c.sniffedMediaType === 'application/pdf') assert.equal(ext, 'pdf', `${name} sniffed as a PDF`)
+      if (ext === 'pdf') assert.equal(c.sniffedMediaType, 'application/pdf', name)
+    }
+  })
+
+  test('garbage never throws', () => {
+    for (let i = 0; i < 200; i++) {
+      const bytes = randomBytes(i * 37, i + 1)
+      for (const d of [undefined, '', 'image/png', 'x'.repeat(5000), '\u0000', 'text/plain; charset=utf-16']) {
+        checkShape(classify(bytes, d), bytes.length)
+      }
+    }
+    // every corpus file prefix cut at odd lengths
+    for (const name of ['fixture.png', 'fixture.jpg', 'fixture.gif', 'fixture.webp', 'fixture.pdf', 'fixture.wav', 'fixture-utf16-le-bom.xml']) {
+      const bytes = corpus(name)
+      for (const n of [1, 2, 3, 4, 7, 8, 11, 12, 15, 16, 23, 24, 25, 29, 30, 33]) checkShape(classify(bytes.subarray(0, n)), n)
+    }
+  })
+})
+
+describe('isUtf8', () => {
+  test('agrees with node:buffer isUtf8 on corpus files, prefixes and random bytes', () => {
+    for (const name of corpusFiles()) {
+      const b = corpus(name)
+      assert.equal(isUtf8(b), nodeIsUtf8(b), name)
+      const head = b.subarray(0, 257)
+      assert.equal(isUtf8(head), nodeIsUtf8(head), `${name} head`)
+    }
+    for (let i = 0; i < 500; i++) {
+      const b = randomBytes(i % 40, i + 3)
+      assert.equal(isUtf8(b), nodeIsUtf8(b), b.toString('hex'))
+    }
+  })
+
+  test('edge cases', () => {
+    const cases = [
+      [[], true],
+      [[0x41], true],
+      [[0x00], true],
+      [[0xc3, 0xa9], true],
+      [[0xc3], false],
+      [[0xc0, 0x80], false], // overlong
+      [[0xed, 0xa0, 0x80], false], // surrogate
+      [[0xf4, 0x90, 0x80, 0x80], false], // > U+10FFFF
+      [[0xf0, 0x9f, 0x9a, 0x80], true],
+      [[0xff], false],
+      [[0xef, 0xbb, 0xbf, 0x41], true],
+    ]
+    for (const [bytes, expected] of cases) assert.equal(isUtf8(new Uint8Array(bytes)), expected, JSON.stringify(bytes))
+    // a long ASCII run then one bad byte at every tail position (SIMD chunk edges)
+    for (const len of [15, 16, 31, 32, 63, 64, 65, 127, 128, 4095, 4096]) {
+      const b = Buffer.alloc(len + 1, 0x61)
+      b[len] = 0x80
+      assert.equal(isUtf8(b), false, `bad byte at ${len}`)
+      assert.equal(isUtf8(b.subarray(0, len)), true)
+    }
+  })
+
+  test('offset views', () => {
+    const ab = new ArrayBuffer(10)
+    const u = new Uint8Array(ab)
+    u.set([0xff, 0x41, 0x42, 0xc3, 0xa9, 0xff])
+    assert.equal(isUtf8(new Uint8Array(ab, 1, 4)), true)
+    assert.equal(isUtf8(new Uint8Array(ab, 1, 5)), false)
+    assert.equal(isUtf8(new Uint8Array(ab, 0, 3)), false)
+  })
+})
+
+describe('isTextualMediaType', () => {
+  test('textual types', () => {
+    for (const mt of [
+      'text/plain', 'text/markdown', 'text/x-patch', 'text/x-diff', 'text/csv', 'text/html', 'text/css', 'text/x-python',
+      'application/json', 'application/ld+json', 'application/vnd.api+json', 'application/xml', 'application/atom+xml',
+      'image/svg+xml', 'application/javascript', 'text/javascript', 'application/x-yaml', 'application/yaml', 'application/toml',
+      'application/x-sh', 'application/x-patch', 'application/x-diff', 'application/sql', 'application/graphql',
+    ]) assert.equal(isTextualMediaType(mt), true, mt)
+  })
+
+  test('binary types', () => {
+    for (const mt of [
+      'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp', 'application/pdf', 'application/octet-stream',
+      'audio/wav', 'video/mp4', 'application/vnd.apache.parquet', 'application/zip', 'application/gzip', '', 'text', 'json',
+      'application/jsonx', 'image/svg', 'application/x-www-form-urlencodedx',
+    ]) assert.equal(isTextualMediaType(mt), false, mt)
+  })
+
+  test('case and parameters as servers send them', () => {
+    assert.equal(isTextualMediaType('Text/Markdown'), true)
+    assert.equal(isTextualMediaType('text/plain; charset=utf-8'), true)
+    assert.equal(isTextualMediaType('application/json; charset=UTF-8'), true)
+    assert.equal(isTextualMediaType('image/png; foo=text/plain'), false)
+  })
+})

@@ -1,0 +1,206 @@
+// ToolOutputStore: save / saveAsync / cleanup, names, permissions, concurrency.
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { loadBinding, bindingPath, corpus, tempDir, b64, randomBytes, listFiles } from './fixtures/index.mjs'
+
+const { ToolOutputStore } = loadBinding()
+const posix = process.platform !== 'win32'
+const isCodedError = (e) => e instanceof Error && typeof e.code === 'string' && e.code.length > 0
+const DAY = 24 * 3600 * 1000
+
+function idOf(p) {
+  const m = /^tool_(.+?)(\.[A-Za-z0-9]+)?$/.exec(path.basename(p))
+  assert.ok(m, `not a tool_<id> name: ${p}`)
+  return m[1]
+}
+
+function ascending(a, b) {
+  return /^\d+$/.test(a) && /^\d+$/.test(b) ? BigInt(a) < BigInt(b) : a < b
+}
+
+describe('ToolOutputStore', () => {
+  test('dir is the absolute directory given; default dir is absolute', (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir)
+    assert.equal(s.dir, path.resolve(dir))
+    const rel = path.relative(process.cwd(), dir)
+    assert.equal(new ToolOutputStore(rel).dir, path.resolve(dir))
+    const d = new ToolOutputStore()
+    assert.equal(typeof d.dir, 'string')
+    assert.ok(path.isAbsolute(d.dir), d.dir)
+  })
+
+  test('save bytes and base64: content, byteLength, tool_<id>.<ext> name, inside dir', (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir)
+    const bmp = corpus('fixture.bmp')
+    const r1 = s.save(new Uint8Array(bmp), { mediaType: 'image/bmp' })
+    assert.equal(r1.byteLength, bmp.length)
+    assert.ok(path.isAbsolute(r1.path))
+    assert.equal(path.dirname(r1.path), s.dir)
+    assert.equal(path.extname(r1.path), '.bmp')
+    assert.ok(fs.readFileSync(r1.path).equals(bmp))
+    const pq = corpus('fixture.parquet')
+    const r2 = s.save(b64(pq), { extension: 'parquet' })
+    assert.equal(r2.byteLength, pq.length)
+    assert.equal(path.extname(r2.path), '.parquet')
+    assert.ok(fs.readFileSync(r2.path).equals(pq))
+    const r3 = s.save(Buffer.from('PAR1'))
+    assert.equal(r3.byteLength, 4)
+    idOf(r3.path)
+    assert.ok(fs.readFileSync(r3.path).equals(Buffer.from('PAR1')))
+    const wav = s.save(Buffer.from('RIFF'), { mediaType: 'audio/wav' })
+    assert.equal(path.extname(wav.path), '.wav')
+    assert.equal(new Set([r1.path, r2.path, r3.path, wav.path]).size, 4)
+  })
+
+  test('url-safe and line-broken base64 are decoded before saving', (t) => {
+    const s = new ToolOutputStore(tempDir(t))
+    const bytes = randomBytes(300, 5)
+    for (const data of [bytes.toString('base64url'), bytes.toString('base64').replace(/(.{76})/g, '$1\r\n')]) {
+      const r = s.save(data, { extension: 'bin' })
+      assert.ok(fs.readFileSync(r.path).equals(bytes))
+    }
+  })
+
+  test('invalid base64 throws a coded Error and writes nothing', (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir)
+    for (const bad of ['abc$', 'iVBO Rw0K', 'data:text/plain;base64,aGk=', 'QUJDR']) {
+      assert.throws(() => s.save(bad), isCodedError, bad)
+    }
+    assert.deepEqual(listFiles(dir), [])
+  })
+
+  test('ids ascend in creation order', async (t) => {
+    const s = new ToolOutputStore(tempDir(t))
+    const ids = []
+    for (let i = 0; i < 30; i++) ids.push(idOf(s.save(Buffer.from([i])).path))
+    for (let i = 0; i < 30; i++) ids.push(idOf((await s.saveAsync(Buffer.from([i]))).path))
+    for (let i = 1; i < ids.length; i++) assert.ok(ascending(ids[i - 1], ids[i]), `id ${ids[i]} does not come after ${ids[i - 1]}`)
+  })
+
+  test('permissions: files 0600, created dir 0700', { skip: !posix }, (t) => {
+    const dir = path.join(tempDir(t), 'nested', 'store')
+    const s = new ToolOutputStore(dir)
+    const r = s.save(Buffer.from('secret'))
+    assert.equal(fs.statSync(r.path).mode & 0o777, 0o600)
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700)
+  })
+
+  test('saveAsync', async (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir)
+    const bytes = randomBytes(100_000, 9)
+    const r = await s.saveAsync(bytes, { mediaType: 'application/octet-stream' })
+    assert.equal(r.byteLength, bytes.length)
+    assert.ok(fs.readFileSync(r.path).equals(bytes))
+    const r2 = await s.saveAsync(b64(bytes))
+    assert.ok(fs.readFileSync(r2.path).equals(bytes))
+    await assert.rejects(async () => s.saveAsync('not base64!'), isCodedError)
+  })
+
+  test('concurrent saves (async, several stores on one dir) never share a file', async (t) => {
+    const dir = tempDir(t)
+    const stores = [new ToolOutputStore(dir), new ToolOutputStore(dir), new ToolOutputStore(dir)]
+    const jobs = []
+    for (let i = 0; i < 150; i++) jobs.push(stores[i % 3].saveAsync(Buffer.from(`payload ${i}`)).then((r) => [i, r]))
+    const results = await Promise.all(jobs)
+    assert.equal(new Set(results.map(([, r]) => r.path)).size, 150)
+    for (const [i, r] of results) assert.equal(fs.readFileSync(r.path, 'utf8'), `payload ${i}`)
+    assert.equal(listFiles(dir).length, 150)
+  })
+
+  test('concurrent saves from several processes never share a file', async (t) => {
+    const dir = tempDir(t)
+    const script = `const { ToolOutputStore } = require(${JSON.stringify(bindingPath)});
+      const s = new ToolOutputStore(process.argv[1]);
+      const out = [];
+      for (let i = 0; i < 50; i++) out.push(s.save(Buffer.from(process.argv[2] + ':' + i)).path);
+      process.stdout.write(JSON.stringify(out));`
+    const run = (tag) => promisify(execFile)(process.execPath, ['-e', script, dir, tag])
+    const outs = await Promise.all(['a', 'b', 'c', 'd'].map(run))
+    const paths = outs.flatMap((o) => JSON.parse(o.stdout))
+    assert.equal(new Set(paths).size, 200)
+    assert.equal(listFiles(dir).length, 200)
+  })
+
+  test('an extension cannot move the file out of the store', (t) => {
+    const root = tempDir(t)
+    const dir = path.join(root, 'store')
+    const s = new ToolOutputStore(dir)
+    for (const extension of ['../../evil', '/etc/passwd', 'a/b', '..', 'x\u0000y']) {
+      try {
+        const r = s.save(Buffer.from('x'), { extension })
+        assert.equal(path.dirname(r.path), s.dir, `extension ${JSON.stringify(extension)} gave ${r.path}`)
+        assert.ok(fs.existsSync(r.path))
+      } catch (e) {
+        assert.ok(isCodedError(e), `extension ${JSON.stringify(extension)} threw without a code: ${e}`)
+      }
+    }
+    assert.deepEqual(listFiles(root), ['store'])
+  })
+
+  test('cleanup removes only its own expired tool_ files and returns the count', (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir, { retentionDays: 7 })
+    const fresh = s.save(Buffer.from('fresh'), { extension: 'txt' }).path
+    const old1 = s.save(Buffer.from('old1'), { extension: 'bin' }).path
+    const old2 = s.save(Buffer.from('old2')).path
+    const sixDays = s.save(Buffer.from('six days')).path
+    const foreign = path.join(dir, 'notes.txt')
+    fs.writeFileSync(foreign, 'not ours')
+    const foreignDir = path.join(dir, 'tool_subdir')
+    fs.mkdirSync(foreignDir)
+    const past = (days) => new Date(Date.now() - days * DAY)
+    for (const p of [old1, old2, foreign, foreignDir]) fs.utimesSync(p, past(8), past(8))
+    fs.utimesSync(sixDays, past(6), past(6))
+    const removed = s.cleanup()
+    assert.equal(removed, 2)
+    assert.ok(!fs.existsSync(old1) && !fs.existsSync(old2), 'expired files remain')
+    for (const p of [fresh, sixDays, foreign, foreignDir]) assert.ok(fs.existsSync(p), `${path.basename(p)} was removed`)
+    assert.equal(s.cleanup(), 0, 'second cleanup removed something')
+  })
+
+  test('cleanup on a missing dir returns 0', (t) => {
+    const s = new ToolOutputStore(path.join(tempDir(t), 'never-created'))
+    assert.equal(s.cleanup(), 0)
+  })
+
+  test('default retention is 7 days', (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir)
+    const a = s.save(Buffer.from('a')).path
+    const b = s.save(Buffer.from('b')).path
+    fs.utimesSync(a, new Date(Date.now() - 8 * DAY), new Date(Date.now() - 8 * DAY))
+    fs.utimesSync(b, new Date(Date.now() - 6 * DAY), new Date(Date.now() - 6 * DAY))
+    assert.equal(s.cleanup(), 1)
+    assert.ok(!fs.existsSync(a) && fs.existsSync(b))
+  })
+
+  test('bad constructor arguments throw coded Errors', (t) => {
+    const file = path.join(tempDir(t), 'f')
+    fs.writeFileSync(file, 'x')
+    for (const args of [[42], [tempDir(t), { retentionDays: -1 }], [tempDir(t), { retentionDays: 'x' }]]) {
+      try {
+        new ToolOutputStore(...args)
+      } catch (e) {
+        assert.ok(isCodedError(e), `${JSON.stringify(args)} threw without a code: ${e}`)
+      }
+    }
+    // a store whose dir is a regular file: save fails with a coded error
+    const s = (() => {
+      try {
+        return new ToolOutputStore(file)
+      } catch (e) {
+        assert.ok(isCodedError(e))
+        return null
+      }
+    })()
+    if (s) assert.throws(() => s.save(Buffer.from('x')), isCodedError)
+  })
+})

@@ -1,0 +1,665 @@
+//! Node-API binding: converts JS values to the core's types and back. No
+//! decisions are made here; every export catches panics.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi::{Env, JsString, ScopedTask, Task, Unknown, ValueType};
+use napi_derive::napi;
+
+use crate::classify::{self, Classification};
+use crate::content::{self, MediaKind, MediaPart, ModelPart};
+use crate::media_type;
+use crate::note;
+use crate::payload::{Base64Output, Payload};
+use crate::provider::{self, Profile};
+use crate::store::{self, StoreError};
+use crate::{base64_data, text};
+
+/// Errors thrown to JS carry one of these stable codes in `err.code`.
+mod code {
+    pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
+    pub const INVALID_BASE64: &str = "INVALID_BASE64";
+    pub const INTERNAL: &str = "INTERNAL_ERROR";
+}
+
+/// napi's `Result` with our string codes: `Result<T, String>` = `Result<T, Error<String>>`.
+
+fn js_error(code: &str, message: impl std::fmt::Display) -> Error<String> {
+    Error::new(code.to_string(), message.to_string())
+}
+
+fn from_napi(error: Error) -> Error<String> {
+    js_error(code::INVALID_ARGUMENT, error.reason)
+}
+
+fn store_error(error: StoreError) -> Error<String> {
+    js_error(error.code(), error)
+}
+
+/// Run core code, turning a panic into a JS error instead of an abort.
+fn guarded<T>(work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let message = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Err(js_error(
+            code::INTERNAL,
+            format!("internal error: {message}"),
+        ))
+    })
+}
+
+// ---------------------------------------------------------------- inputs
+
+/// A part's `data`/`blob`, owned so it can cross to a worker thread.
+pub enum OwnedPayload {
+    Bytes(Uint8Array),
+    /// The base64 string's bytes (UTF-8; only ASCII is valid base64).
+    Base64(Vec<u8>),
+}
+
+impl OwnedPayload {
+    fn as_payload(&self) -> Payload<'_> {
+        match self {
+            OwnedPayload::Bytes(bytes) => Payload::Bytes(bytes),
+            OwnedPayload::Base64(text) => Payload::Base64(text),
+        }
+    }
+}
+
+/// Read a base64 string's bytes. Latin-1 access copies without transcoding
+/// but folds characters above U+00FF into one byte (U+0141 would read as
+/// 'A'), so a string with any non-ASCII character (its UTF-8 length differs)
+/// is read as UTF-8 instead, where the decoder reports the character.
+fn read_base64_string(string: JsString) -> Result<OwnedPayload, String> {
+    let utf8_len = string.utf8_len().map_err(from_napi)?;
+    let latin1_len = string.latin1_len().map_err(from_napi)?;
+    let bytes = if latin1_len == utf8_len {
+        string.into_latin1().map_err(from_napi)?.take()
+    } else {
+        string.into_utf8().map_err(from_napi)?.take()
+    };
+    Ok(OwnedPayload::Base64(bytes))
+}
+
+fn read_payload(value: Unknown, field: &str) -> Result<Option<OwnedPayload>, String> {
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Undefined | ValueType::Null => Ok(None),
+        ValueType::String => {
+            let string: JsString = unsafe { value.cast() }.map_err(from_napi)?;
+            read_base64_string(string).map(Some)
+        }
+        _ => match unsafe { value.cast::<Uint8Array>() } {
+            Ok(bytes) => Ok(Some(OwnedPayload::Bytes(bytes))),
+            Err(_) => Err(js_error(
+                code::INVALID_ARGUMENT,
+                format!("`{field}` must be a base64 string or a Uint8Array"),
+            )),
+        },
+    }
+}
+
+fn get_string(object: &Object, field: &str) -> Result<Option<String>, String> {
+    let Some(value) = object.get::<Unknown>(field).map_err(from_napi)? else {
+        return Ok(None);
+    };
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Undefined | ValueType::Null => Ok(None),
+        ValueType::String => unsafe { value.cast::<String>() }
+            .map(Some)
+            .map_err(from_napi),
+        _ => Err(js_error(
+            code::INVALID_ARGUMENT,
+            format!("`{field}` must be a string"),
+        )),
+    }
+}
+
+/// A content part, parsed into owned values.
+pub enum Parsed {
+    /// Not for the model (audience without "assistant").
+    Hidden,
+    /// Text to hand back as is.
+    Text(String),
+    Media {
+        kind: MediaKind,
+        uri: Option<String>,
+        declared: Option<String>,
+        payload: Option<OwnedPayload>,
+    },
+}
+
+fn parse_part(part: &Object) -> Result<Parsed, String> {
+    if !audience_includes_model(part)? {
+        return Ok(Parsed::Hidden);
+    }
+    let kind = get_string(part, "type")?.unwrap_or_default();
+    let media = |kind: MediaKind, holder: &Object, field: &str, uri: Option<String>| {
+        let payload = match holder.get::<Unknown>(field).map_err(from_napi)? {
+            Some(value) => read_payload(value, field)?,
+            None => None,
+        };
+        Ok(Parsed::Media {
+            kind,
+            uri,
+            declared: get_string(holder, "mimeType")?,
+            payload,
+        })
+    };
+    match kind.as_str() {
+        "text" => Ok(Parsed::Text(get_string(part, "text")?.unwrap_or_default())),
+        "image" => media(MediaKind::Image, part, "data", None),
+        "audio" => media(MediaKind::Audio, part, "data", None),
+        "media" => media(MediaKind::Media, part, "data", get_string(part, "uri")?),
+        "resource" => {
+            let Some(resource) = part.get::<Object>("resource").map_err(from_napi)? else {
+                return Ok(Parsed::Text(
+                    "[Resource part without a `resource` object]".into(),
+                ));
+            };
+            let uri = get_string(&resource, "uri")?.unwrap_or_default();
+            if let Some(text) = get_string(&resource, "text")? {
+                let mime = get_string(&resource, "mimeType")?;
+                return Ok(Parsed::Text(content::embedded_text(
+                    &uri,
+                    mime.as_deref(),
+                    &text,
+                )));
+            }
+            media(MediaKind::Resource, &resource, "blob", Some(uri))
+        }
+        "resource_link" => {
+            let size = part.get::<f64>("size").ok().flatten();
+            Ok(Parsed::Text(note::resource_link(
+                &get_string(part, "uri")?.unwrap_or_default(),
+                get_string(part, "name")?.as_deref(),
+                get_string(part, "mimeType")?.as_deref(),
+                size.filter(|s| s.is_finite() && *s >= 0.0)
+                    .map(|s| s as u64),
+                get_string(part, "description")?.as_deref(),
+            )))
+        }
+        other => Ok(Parsed::Text(format!(
+            "[Unsupported content part of type \"{other}\"]"
+        ))),
+    }
+}
+
+fn audience_includes_model(part: &Object) -> Result<bool, String> {
+    let Some(annotations) = part.get::<Object>("annotations").ok().flatten() else {
+        return Ok(true);
+    };
+    let audience: Option<Vec<String>> = annotations.get("audience").ok().flatten();
+    Ok(content::is_for_model(audience.as_deref()))
+}
+
+/// Options shared by `toContent` and `toContentAsync`.
+#[napi(object, object_to_js = false)]
+pub struct ToContentOptions {
+    /// Target provider profile; `"default"` attaches png, jpeg, gif, webp, pdf.
+    #[napi(ts_type = "ProviderName")]
+    pub provider: Option<String>,
+    /// Folder for binaries that cannot be sent (default: a per-user temp folder).
+    pub output_dir: Option<String>,
+    /// A store to save into instead of `outputDir`.
+    #[napi(ts_type = "ToolOutputStore")]
+    pub store: Option<ClassInstance<'static, ToolOutputStore>>,
+}
+
+pub struct Settings {
+    profile: &'static Profile,
+    store: Arc<store::ToolOutputStore>,
+}
+
+fn settings(options: Option<ToContentOptions>) -> Result<Settings, String> {
+    let options = options.unwrap_or(ToContentOptions {
+        provider: None,
+        output_dir: None,
+        store: None,
+    });
+    let name = options.provider.as_deref().unwrap_or("default");
+    let profile = provider::profile(name).ok_or_else(|| {
+        js_error(
+            code::INVALID_ARGUMENT,
+            format!(
+                "unknown provider \"{name}\"; known: {}",
+                provider::profile_names().join(", ")
+            ),
+        )
+    })?;
+    let store = match (options.store, options.output_dir) {
+        (Some(store), _) => store.inner.clone(),
+        (None, dir) => Arc::new(
+            store::ToolOutputStore::new(dir.map(PathBuf::from), None).map_err(store_error)?,
+        ),
+    };
+    Ok(Settings { profile, store })
+}
+
+// ---------------------------------------------------------------- outputs
+
+/// The core's answer for one part, before it becomes a JS object.
+pub enum Converted {
+    Hidden,
+    Text(String),
+    Part(ModelPart),
+}
+
+fn convert(parsed: &Parsed, settings: &Settings) -> Converted {
+    match parsed {
+        Parsed::Hidden => Converted::Hidden,
+        Parsed::Text(text) => Converted::Text(text.clone()),
+        Parsed::Media {
+            kind,
+            uri,
+            declared,
+            payload,
+        } => {
+            let part = MediaPart {
+                kind: *kind,
+                uri: uri.as_deref(),
+                declared_media_type: declared.as_deref(),
+                // No data at all reads as empty data.
+                payload: payload
+                    .as_ref()
+                    .map_or(Payload::Bytes(&[]), OwnedPayload::as_payload),
+            };
+            Converted::Part(content::media_to_content(
+                &part,
+                settings.profile,
+                &settings.store,
+            ))
+        }
+    }
+}
+
+fn text_object<'env>(env: &'env Env, text: &str) -> Result<Object<'env>, String> {
+    let mut object = Object::new(env).map_err(from_napi)?;
+    object
+        .set_named_property("type", "text")
+        .map_err(from_napi)?;
+    object.set_named_property("text", text).map_err(from_napi)?;
+    Ok(object)
+}
+
+/// Build the JS result; `input_string` is the part's own base64 string, sent
+/// back unchanged when it is already canonical.
+fn to_js<'env>(
+    env: &'env Env,
+    converted: Converted,
+    input_string: impl FnOnce() -> Result<Unknown<'env>, String>,
+) -> Result<Option<Object<'env>>, String> {
+    let (media_type, data, uri, filename) = match converted {
+        Converted::Hidden => return Ok(None),
+        Converted::Text(text) | Converted::Part(ModelPart::Text(text)) => {
+            return text_object(env, &text).map(Some)
+        }
+        Converted::Part(ModelPart::File {
+            media_type,
+            data,
+            uri,
+            filename,
+        }) => (media_type, data, uri, filename),
+    };
+    let mut object = Object::new(env).map_err(from_napi)?;
+    object
+        .set_named_property("type", "file")
+        .map_err(from_napi)?;
+    object
+        .set_named_property("mediaType", media_type)
+        .map_err(from_napi)?;
+    match data {
+        Base64Output::SameAsInput => {
+            object
+                .set_named_property("data", input_string()?)
+                .map_err(from_napi)?;
+        }
+        Base64Output::Encoded(text) => {
+            let string = env
+                .create_string_latin1(text.as_bytes())
+                .map_err(from_napi)?;
+            object
+                .set_named_property("data", string)
+                .map_err(from_napi)?;
+        }
+    }
+    if let Some(uri) = uri {
+        object.set_named_property("uri", uri).map_err(from_napi)?;
+    }
+    if let Some(filename) = filename {
+        object
+            .set_named_property("filename", filename)
+            .map_err(from_napi)?;
+    }
+    Ok(Some(object))
+}
+
+fn input_data<'env>(part: &Object<'env>) -> Result<Unknown<'env>, String> {
+    let holder = match part.get::<Object>("resource").map_err(from_napi)? {
+        Some(resource) => resource.get::<Unknown>("blob"),
+        None => part.get::<Unknown>("data"),
+    };
+    holder
+        .map_err(from_napi)?
+        .ok_or_else(|| js_error(code::INTERNAL, "part data disappeared"))
+}
+
+fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
+    if value.get_type().map_err(from_napi)? != ValueType::Object {
+        return Err(js_error(
+            code::INVALID_ARGUMENT,
+            "a content part must be an object with a `type`",
+        ));
+    }
+    unsafe { value.cast::<Object>() }.map_err(from_napi)
+}
+
+// ---------------------------------------------------------------- exports
+
+/// Convert one MCP content part for the model. `null` when the part is not
+/// meant for the model (audience without "assistant").
+#[napi(
+    catch_unwind,
+    ts_args_type = "part: McpContent, options?: ToContentOptions",
+    ts_return_type = "ContentPart | null"
+)]
+pub fn to_content<'env>(
+    env: &'env Env,
+    part: Unknown<'env>,
+    options: Option<ToContentOptions>,
+) -> Result<Option<Object<'env>>, String> {
+    let part = require_object(part)?;
+    let settings = settings(options)?;
+    let parsed = parse_part(&part)?;
+    let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
+    to_js(env, converted, || input_data(&part))
+}
+
+pub struct ToContentTask {
+    parsed: Parsed,
+    settings: Settings,
+}
+
+impl<'env> ScopedTask<'env> for ToContentTask {
+    type Output = Result<Converted, String>;
+    type JsValue = Option<Object<'env>>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(guarded(|| Ok(convert(&self.parsed, &self.settings))))
+    }
+
+    fn resolve(&mut self, env: &'env Env, output: Self::Output) -> Result<Self::JsValue> {
+        let parsed = &self.parsed;
+        let converted = output.map_err(|e| rejection(env, e))?;
+        to_js(env, converted, || {
+            // The worker had a copy of the string; hand that back.
+            let Parsed::Media {
+                payload: Some(OwnedPayload::Base64(text)),
+                ..
+            } = parsed
+            else {
+                return Err(js_error(code::INTERNAL, "no input string to re-use"));
+            };
+            let string = env.create_string_latin1(text).map_err(from_napi)?;
+            Ok(string.to_unknown())
+        })
+        .map_err(|e| rejection(env, e))
+    }
+}
+
+/// A JS Error whose `code` is ours, for rejecting a promise.
+fn rejection(env: &Env, error: Error<String>) -> Error {
+    let build = || -> Result<Error> {
+        let mut object =
+            env.create_error(Error::new(Status::GenericFailure, error.reason.clone()))?;
+        object.set_named_property("code", error.status.as_str())?;
+        Ok(Error::from(object.to_unknown()))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+/// `toContent` with the decoding, checks and disk writes on the libuv thread
+/// pool; the JS thread only reads the part.
+#[napi(
+    catch_unwind,
+    ts_args_type = "part: McpContent, options?: ToContentOptions",
+    ts_return_type = "Promise<ContentPart | null>"
+)]
+pub fn to_content_async(
+    part: Unknown,
+    options: Option<ToContentOptions>,
+) -> Result<AsyncTask<ToContentTask>, String> {
+    let part = require_object(part)?;
+    let settings = settings(options)?;
+    let parsed = parse_part(&part)?;
+    Ok(AsyncTask::new(ToContentTask { parsed, settings }))
+}
+
+/// What the bytes are, set against the declared media type.
+#[napi(object, object_from_js = false, js_name = "Classification")]
+pub struct JsClassification {
+    #[napi(
+        ts_type = "'image' | 'pdf' | 'audio' | 'video' | 'text' | 'binary' | 'empty' | 'invalid'"
+    )]
+    pub kind: String,
+    pub media_type: String,
+    pub declared_media_type: Option<String>,
+    pub sniffed_media_type: Option<String>,
+    pub byte_length: f64,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    #[napi(ts_type = "'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be'")]
+    pub text_encoding: Option<String>,
+    pub problem: Option<String>,
+}
+
+impl From<Classification> for JsClassification {
+    fn from(c: Classification) -> Self {
+        JsClassification {
+            kind: c.kind.as_str().to_string(),
+            problem: c.problem().map(str::to_owned),
+            media_type: c.media_type,
+            declared_media_type: c.declared_media_type,
+            sniffed_media_type: c.sniffed_media_type.map(str::to_owned),
+            byte_length: c.byte_length as f64,
+            width: c.dimensions.map(|d| d.0),
+            height: c.dimensions.map(|d| d.1),
+            text_encoding: c.text_encoding.map(|e| e.as_str().to_string()),
+        }
+    }
+}
+
+/// Classify bytes (a `Uint8Array`) or a base64 string. Only the head of a
+/// base64 string is decoded for sniffing; the whole string is validated.
+#[napi(
+    catch_unwind,
+    ts_args_type = "data: Uint8Array | string, declaredMediaType?: string",
+    ts_return_type = "Classification"
+)]
+pub fn classify(
+    data: Unknown,
+    declared_media_type: Option<String>,
+) -> Result<JsClassification, String> {
+    let payload = read_payload(data, "data")?
+        .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
+    guarded(|| {
+        let c = classify::classify(payload.as_payload(), declared_media_type.as_deref());
+        Ok(c.into())
+    })
+}
+
+/// True when the bytes are valid UTF-8.
+#[napi(catch_unwind)]
+pub fn is_utf8(data: &[u8]) -> bool {
+    text::is_utf8(data)
+}
+
+/// True for media types whose content is text a model can read.
+#[napi(catch_unwind)]
+pub fn is_textual_media_type(media_type: String) -> bool {
+    media_type::is_textual(&media_type)
+}
+
+// ---------------------------------------------------------------- store
+
+#[napi(object, object_to_js = false)]
+pub struct ToolOutputStoreOptions {
+    /// Files older than this many days are removed by `cleanup()` (default 7).
+    pub retention_days: Option<f64>,
+}
+
+#[napi(object, object_to_js = false)]
+pub struct SaveOptions {
+    /// Media type of the data; picks the file extension.
+    pub media_type: Option<String>,
+    /// File extension (without dot); wins over `mediaType`.
+    pub extension: Option<String>,
+}
+
+#[napi(object, object_from_js = false)]
+pub struct SavedFile {
+    pub path: String,
+    pub byte_length: f64,
+}
+
+/// Saves blobs as `tool_<ascending id>.<ext>` files, atomically, 0600 in a
+/// 0700 folder, and removes its own expired files.
+#[napi]
+pub struct ToolOutputStore {
+    inner: Arc<store::ToolOutputStore>,
+}
+
+/// Owned input of a save, decoded on the calling or on a worker thread.
+pub struct SaveJob {
+    payload: OwnedPayload,
+    options: Option<SaveOptions>,
+    store: Arc<store::ToolOutputStore>,
+}
+
+impl SaveJob {
+    fn run(&self) -> Result<SavedFile, String> {
+        let decoded;
+        let bytes: &[u8] = match &self.payload {
+            OwnedPayload::Bytes(bytes) => bytes,
+            OwnedPayload::Base64(text) => {
+                let b64 = base64_data::inspect(text).map_err(|e| {
+                    js_error(code::INVALID_BASE64, format!("invalid base64 data ({e})"))
+                })?;
+                decoded = b64.decode();
+                &decoded
+            }
+        };
+        let extension = self.extension(bytes)?;
+        let saved = self.store.save(bytes, &extension).map_err(store_error)?;
+        Ok(SavedFile {
+            path: saved.path.to_string_lossy().into_owned(),
+            byte_length: saved.byte_length as f64,
+        })
+    }
+
+    fn extension(&self, bytes: &[u8]) -> Result<String, String> {
+        let options = self.options.as_ref();
+        if let Some(extension) = options.and_then(|o| o.extension.as_deref()) {
+            let extension = extension.trim_start_matches('.');
+            let valid =
+                extension.len() <= 16 && extension.bytes().all(|b| b.is_ascii_alphanumeric());
+            if !valid {
+                return Err(js_error(
+                    code::INVALID_ARGUMENT,
+                    "`extension` must be at most 16 ASCII letters or digits",
+                ));
+            }
+            return Ok(extension.to_string());
+        }
+        let media_type = match options.and_then(|o| o.media_type.as_deref()) {
+            Some(mt) => mt.to_string(),
+            None => classify::classify(Payload::Bytes(bytes), None).media_type,
+        };
+        Ok(media_type::extension(&media_type).to_string())
+    }
+}
+
+pub struct SaveTask(SaveJob);
+
+impl Task for SaveTask {
+    type Output = Result<SavedFile, String>;
+    type JsValue = SavedFile;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        Ok(guarded(|| self.0.run()))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        output.map_err(|e| rejection(&env, e))
+    }
+}
+
+#[napi]
+impl ToolOutputStore {
+    #[napi(constructor, catch_unwind)]
+    pub fn new(
+        dir: Option<String>,
+        options: Option<ToolOutputStoreOptions>,
+    ) -> Result<Self, String> {
+        let retention = options.and_then(|o| o.retention_days);
+        let inner =
+            store::ToolOutputStore::new(dir.map(PathBuf::from), retention).map_err(store_error)?;
+        Ok(ToolOutputStore {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The folder files are saved in.
+    #[napi(getter)]
+    pub fn dir(&self) -> String {
+        self.inner.dir().to_string_lossy().into_owned()
+    }
+
+    /// Save bytes, or a base64 string decoded first.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "data: Uint8Array | string, options?: SaveOptions"
+    )]
+    pub fn save(&self, data: Unknown, options: Option<SaveOptions>) -> Result<SavedFile, String> {
+        let job = self.job(data, options)?;
+        guarded(|| job.run())
+    }
+
+    /// `save` with the decoding and the write on the libuv thread pool.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "data: Uint8Array | string, options?: SaveOptions",
+        ts_return_type = "Promise<SavedFile>"
+    )]
+    pub fn save_async(
+        &self,
+        data: Unknown,
+        options: Option<SaveOptions>,
+    ) -> Result<AsyncTask<SaveTask>, String> {
+        Ok(AsyncTask::new(SaveTask(self.job(data, options)?)))
+    }
+
+    /// Delete this store's own files older than the retention; returns how many.
+    #[napi(catch_unwind)]
+    pub fn cleanup(&self) -> Result<u32, String> {
+        guarded(|| {
+            let removed = self.inner.cleanup().map_err(store_error)?;
+            Ok(removed as u32)
+        })
+    }
+
+    fn job(&self, data: Unknown, options: Option<SaveOptions>) -> Result<SaveJob, String> {
+        let payload = read_payload(data, "data")?
+            .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
+        Ok(SaveJob {
+            payload,
+            options,
+            store: self.inner.clone(),
+        })
+    }
+}

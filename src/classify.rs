@@ -1,0 +1,268 @@
+//! What the bytes actually are: sniffed format, image size, structural
+//! soundness, text encoding, set against the declared media type.
+
+use crate::media_type;
+use crate::payload::{Data, Payload};
+use crate::sniff::{self, Family, Sniffed};
+use crate::text::{self, TextEncoding};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Image,
+    Pdf,
+    Audio,
+    Video,
+    Text,
+    Binary,
+    Empty,
+    Invalid,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Image => "image",
+            Kind::Pdf => "pdf",
+            Kind::Audio => "audio",
+            Kind::Video => "video",
+            Kind::Text => "text",
+            Kind::Binary => "binary",
+            Kind::Empty => "empty",
+            Kind::Invalid => "invalid",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Classification {
+    pub kind: Kind,
+    /// Best media type for the bytes.
+    pub media_type: String,
+    /// The declared type's essence, when one was declared.
+    pub declared_media_type: Option<String>,
+    pub sniffed_media_type: Option<&'static str>,
+    pub byte_length: u64,
+    pub dimensions: Option<(u32, u32)>,
+    pub text_encoding: Option<TextEncoding>,
+    /// Why the bytes are unusable as they are (truncated, corrupt, invalid
+    /// base64); a provider would refuse them.
+    pub defect: Option<String>,
+    /// Why the bytes differ from what was declared; usable all the same.
+    pub mismatch: Option<String>,
+}
+
+impl Classification {
+    /// The one problem to report: a defect first, else a mismatch.
+    pub fn problem(&self) -> Option<&str> {
+        self.defect.as_deref().or(self.mismatch.as_deref())
+    }
+}
+
+const OCTET_STREAM: &str = "application/octet-stream";
+
+/// Classify a payload (raw bytes or base64).
+pub fn classify(payload: Payload, declared: Option<&str>) -> Classification {
+    let declared = declared.map(media_type::essence).filter(|d| !d.is_empty());
+    match Data::open(payload) {
+        Ok(data) => classify_data(&data, declared),
+        Err(error) => Classification {
+            kind: Kind::Invalid,
+            media_type: declared.clone().unwrap_or_else(|| OCTET_STREAM.into()),
+            declared_media_type: declared,
+            sniffed_media_type: None,
+            byte_length: 0,
+            dimensions: None,
+            text_encoding: None,
+            defect: Some(format!("invalid base64 data ({error})")),
+            mismatch: None,
+        },
+    }
+}
+
+/// Classify validated data. `declared` is already an essence.
+pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
+    let mut c = Classification {
+        kind: Kind::Empty,
+        media_type: declared.clone().unwrap_or_else(|| OCTET_STREAM.into()),
+        declared_media_type: declared,
+        sniffed_media_type: None,
+        byte_length: data.len() as u64,
+        dimensions: None,
+        text_encoding: None,
+        defect: None,
+        mismatch: None,
+    };
+    if data.is_empty() {
+        c.defect = Some("empty data".into());
+        return c;
+    }
+    match sniff::sniff(data.window().head) {
+        Some(sniffed) => classify_sniffed(data, sniffed, &mut c),
+        None => classify_unsniffed(data, &mut c),
+    }
+    c
+}
+
+fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {
+    c.sniffed_media_type = Some(sniffed.media_type);
+    c.media_type = sniffed.media_type.to_string();
+    c.kind = match sniffed.family {
+        Family::Image => Kind::Image,
+        Family::Pdf => Kind::Pdf,
+        Family::Audio => Kind::Audio,
+        Family::Video => Kind::Video,
+        Family::Text => Kind::Text,
+        Family::Archive | Family::Binary => Kind::Binary,
+    };
+    if let Some(declared) = &c.declared_media_type {
+        if !same_format(declared, sniffed.media_type) {
+            c.mismatch = Some(format!(
+                "declared {declared} but the bytes are {}",
+                sniffed.media_type
+            ));
+        }
+    }
+    match c.kind {
+        Kind::Image => {
+            c.dimensions =
+                sniff::image_dimensions(sniffed.media_type, data.window().head).or_else(|| {
+                    // The header lies past the decoded head (a JPEG with a
+                    // large EXIF block): look at all of it.
+                    let window = data.window();
+                    (!window.is_whole())
+                        .then(|| sniff::image_dimensions(sniffed.media_type, data.full()))
+                        .flatten()
+                });
+            c.defect = sniff::check_structure(sniffed.media_type, &data.window()).err();
+        }
+        Kind::Pdf => {
+            c.defect = sniff::check_structure(sniffed.media_type, &data.window()).err();
+        }
+        Kind::Text => c.text_encoding = text::detect_encoding(data.full()),
+        _ => {}
+    }
+}
+
+fn classify_unsniffed(data: &Data, c: &mut Classification) {
+    let declared_textual = c
+        .declared_media_type
+        .as_deref()
+        .is_some_and(media_type::is_textual);
+    let bytes = data.full();
+    let encoding = text::detect_encoding(bytes);
+    let is_text = match encoding {
+        Some(encoding) => declared_textual || text::is_clearly_text(bytes, encoding),
+        None => false,
+    };
+    if is_text {
+        c.kind = Kind::Text;
+        c.text_encoding = encoding;
+        // Keep a declared type that says text or names a format we do not
+        // know; a generic or a binary one (image/png) would mislabel text.
+        let keep_declared = c.declared_media_type.as_deref().is_some_and(|d| {
+            declared_textual
+                || (!media_type::is_generic_binary(d) && media_type::extension(d) == "bin")
+        });
+        if !keep_declared {
+            c.media_type = "text/plain".into();
+        }
+        return;
+    }
+    c.kind = Kind::Binary;
+    if let Some(declared) = &c.declared_media_type {
+        if declared_textual {
+            c.defect = Some(format!(
+                "declared {declared} but the bytes are not text (neither UTF-8 nor UTF-16)"
+            ));
+        } else if !media_type::is_generic_binary(declared) && declared_format_is_sniffable(declared)
+        {
+            c.mismatch = Some(format!(
+                "declared {declared} but the bytes do not match that format"
+            ));
+        }
+    }
+}
+
+/// Aliases that name the same format as a sniffed type.
+fn same_format(declared: &str, sniffed: &str) -> bool {
+    if declared == sniffed {
+        return true;
+    }
+    const ALIASES: &[(&str, &str)] = &[
+        ("image/jpg", "image/jpeg"),
+        ("image/pjpeg", "image/jpeg"),
+        ("image/x-png", "image/png"),
+        ("image/apng", "image/png"),
+        ("audio/mp3", "audio/mpeg"),
+        ("audio/x-wav", "audio/wav"),
+        ("audio/wave", "audio/wav"),
+        ("audio/vnd.wave", "audio/wav"),
+        ("audio/x-flac", "audio/flac"),
+        ("audio/x-m4a", "audio/mp4"),
+        ("audio/m4a", "audio/mp4"),
+        ("application/x-zip-compressed", "application/zip"),
+        ("application/x-gzip", "application/gzip"),
+        ("text/xml", "application/xml"),
+        ("image/vnd.microsoft.icon", "image/x-icon"),
+    ];
+    ALIASES.contains(&(declared, sniffed))
+}
+
+/// Declared types whose bytes the sniffer would have recognised, so not
+/// recognising them means the label is wrong.
+fn declared_format_is_sniffable(declared: &str) -> bool {
+    matches!(
+        declared,
+        "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp" | "application/pdf"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(data: &[u8], declared: Option<&str>) -> Classification {
+        classify(Payload::Bytes(data), declared)
+    }
+
+    #[test]
+    fn empty_and_invalid() {
+        assert_eq!(bytes(b"", Some("image/png")).kind, Kind::Empty);
+        let c = classify(Payload::Base64(b"!!!!"), Some("image/png"));
+        assert_eq!(c.kind, Kind::Invalid);
+        assert_eq!(c.media_type, "image/png");
+        assert!(c.problem().unwrap().starts_with("invalid base64 data"));
+    }
+
+    #[test]
+    fn text_by_declaration_or_by_content() {
+        let c = bytes(b"# Title\n", Some("text/markdown; charset=utf-8"));
+        assert_eq!(
+            (c.kind, c.media_type.as_str()),
+            (Kind::Text, "text/markdown")
+        );
+        let c = bytes(b"plain words\n", None);
+        assert_eq!((c.kind, c.media_type.as_str()), (Kind::Text, "text/plain"));
+        assert_eq!(c.text_encoding, Some(TextEncoding::Ascii));
+        let c = bytes(b"plain words\n", Some("application/octet-stream"));
+        assert_eq!(c.media_type, "text/plain");
+        let c = bytes(b"a,b\n1,2\n", Some("application/x-custom"));
+        assert_eq!(c.media_type, "application/x-custom");
+    }
+
+    #[test]
+    fn binary_with_declared_text_is_a_defect() {
+        let c = bytes(b"\xff\xfe\xfd\x00\x01", Some("text/markdown"));
+        assert_eq!(c.kind, Kind::Binary);
+        assert!(c.defect.is_some());
+    }
+
+    #[test]
+    fn control_heavy_bytes_are_binary() {
+        let c = bytes(b"\x01\x02\x03\x04\x05\x06", None);
+        assert_eq!(
+            (c.kind, c.media_type.as_str()),
+            (Kind::Binary, OCTET_STREAM)
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! One MCP content part in, one model part out: the pipeline
+//! payload -> classify -> route -> (store) -> part.
+
+use crate::classify::{self, Classification};
+use crate::media_type;
+use crate::note::{self, Label};
+use crate::payload::{Base64Output, Data, Payload};
+use crate::provider::Profile;
+use crate::route::{self, Route};
+use crate::store::ToolOutputStore;
+use crate::text;
+
+/// Which MCP (or opencode) part the media came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Image,
+    Audio,
+    /// opencode's normalised `media` part.
+    Media,
+    /// An embedded resource with a `blob`.
+    Resource,
+}
+
+/// A part that carries binary data.
+#[derive(Debug, Clone, Copy)]
+pub struct MediaPart<'a> {
+    pub kind: MediaKind,
+    pub uri: Option<&'a str>,
+    pub declared_media_type: Option<&'a str>,
+    pub payload: Payload<'a>,
+}
+
+/// What the model gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelPart {
+    Text(String),
+    File {
+        media_type: &'static str,
+        data: Base64Output,
+        uri: Option<String>,
+        filename: Option<String>,
+    },
+}
+
+/// Convert a media part for `profile`, saving what cannot be sent in `store`.
+pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputStore) -> ModelPart {
+    let label = match (part.kind, part.uri.filter(|u| !u.is_empty())) {
+        (_, Some(uri)) => Label::Resource(uri),
+        (MediaKind::Image, None) => Label::Image,
+        (MediaKind::Audio, None) => Label::Audio,
+        (MediaKind::Media | MediaKind::Resource, None) => Label::Media,
+    };
+    let declared = part
+        .declared_media_type
+        .map(media_type::essence)
+        .filter(|d| !d.is_empty());
+
+    let data = match Data::open(part.payload) {
+        Ok(data) => data,
+        Err(error) => {
+            let mt = declared.as_deref().unwrap_or("application/octet-stream");
+            let problem = format!("invalid base64 data ({error})");
+            return ModelPart::Text(note::unreadable(label, mt, &problem));
+        }
+    };
+    let c = classify::classify_data(&data, declared);
+
+    match route::decide(&c, profile) {
+        Route::Unreadable => {
+            let problem = c.problem().unwrap_or("unreadable data");
+            ModelPart::Text(note::unreadable(label, &c.media_type, problem))
+        }
+        Route::Attach { media_type } => ModelPart::File {
+            media_type,
+            data: data.canonical_base64(),
+            uri: part.uri.map(str::to_owned),
+            filename: part.uri.and_then(file_name),
+        },
+        Route::Text { media_type } => match decoded_text(&data, &c) {
+            Some(text) => ModelPart::Text(note::text(label, &media_type, &text)),
+            None => spill(&data, &c.media_type, label, store),
+        },
+        Route::Spill { media_type } => spill(&data, &media_type, label, store),
+    }
+}
+
+fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
+    text::decode(data.full(), c.text_encoding?)
+}
+
+fn spill(data: &Data, media_type: &str, label: Label, store: &ToolOutputStore) -> ModelPart {
+    let byte_length = data.len() as u64;
+    let extension = media_type::extension(media_type);
+    let text = match store.save_with(extension, |writer| data.write_to(writer)) {
+        Ok(saved) => note::saved(
+            label,
+            media_type,
+            byte_length,
+            &saved.path.to_string_lossy(),
+        ),
+        Err(error) => note::save_failed(label, media_type, byte_length, &error.to_string()),
+    };
+    ModelPart::Text(text)
+}
+
+/// The last path segment of a uri, as a file name for providers that want one.
+fn file_name(uri: &str) -> Option<String> {
+    let path = uri.split(['?', '#']).next()?;
+    let name = path.rsplit('/').next()?;
+    (!name.is_empty() && !path.ends_with(':')).then(|| name.to_string())
+}
+
+/// `[Resource <uri> (<mimeType>)]\n<text>` for an embedded text resource.
+pub fn embedded_text(uri: &str, declared_media_type: Option<&str>, text: &str) -> String {
+    let mt = declared_media_type
+        .map(media_type::essence)
+        .filter(|d| !d.is_empty())
+        .unwrap_or_else(|| "text/plain".into());
+    let label = if uri.is_empty() {
+        Label::Media
+    } else {
+        Label::Resource(uri)
+    };
+    note::text(label, &mt, text)
+}
+
+/// MCP `annotations.audience`: a part is for the model unless an audience is
+/// given that leaves the assistant out.
+pub fn is_for_model<S: AsRef<str>>(audience: Option<&[S]>) -> bool {
+    match audience {
+        None => true,
+        Some(roles) => roles.iter().any(|r| r.as_ref() == "assistant"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base64_data;
+    use crate::provider::DEFAULT;
+
+    fn store() -> (tempfile::TempDir, ToolOutputStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ToolOutputStore::new(Some(dir.path().join("out")), None).unwrap();
+        (dir, store)
+    }
+
+    fn resource<'a>(uri: &'a str, mt: &'a str, b64: &'a str) -> MediaPart<'a> {
+        MediaPart {
+            kind: MediaKind::Resource,
+            uri: Some(uri),
+            declared_media_type: Some(mt),
+            payload: Payload::Base64(b64.as_bytes()),
+        }
+    }
+
+    #[test]
+    fn markdown_blob_becomes_text() {
+        let (_dir, store) = store();
+        let b64 = base64_data::encode(b"# Title\n\nBody");
+        let part = resource("file:///README.md", "text/markdown", &b64);
+        assert_eq!(
+            media_to_content(&part, &DEFAULT, &store),
+            ModelPart::Text("[Resource file:///README.md (text/markdown)]\n# Title\n\nBody".into())
+        );
+    }
+
+    #[test]
+    fn unknown_binary_is_saved_whole() {
+        let (_dir, store) = store();
+        let bytes = b"PAR1\x00\x01\x02\xffPAR1";
+        let b64 = base64_data::encode(bytes);
+        let part = resource(
+            "file:///data.parquet",
+            "application/vnd.apache.parquet",
+            &b64,
+        );
+        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+            panic!("expected a note");
+        };
+        let prefix = "[Binary resource file:///data.parquet (application/vnd.apache.parquet, 12 bytes) saved to ";
+        assert!(text.starts_with(prefix), "{text}");
+        let path = text[prefix.len()..text.len() - 1].to_string();
+        assert!(path.ends_with(".parquet"));
+        assert_eq!(std::fs::read(path).unwrap(), bytes);
+    }
+
+    #[test]
+    fn invalid_and_empty_save_nothing() {
+        let (dir, store) = store();
+        let part = resource("file:///x.png", "image/png", "ab!d");
+        assert_eq!(
+            media_to_content(&part, &DEFAULT, &store),
+            ModelPart::Text(
+                "[Resource file:///x.png (image/png): invalid base64 data (unexpected character '!' at symbol 2); nothing was saved]".into()
+            )
+        );
+        let part = MediaPart {
+            kind: MediaKind::Image,
+            uri: None,
+            declared_media_type: Some("image/png"),
+            payload: Payload::Base64(b""),
+        };
+        assert_eq!(
+            media_to_content(&part, &DEFAULT, &store),
+            ModelPart::Text("[Image (image/png): empty data; nothing was saved]".into())
+        );
+        assert!(!dir.path().join("out").exists());
+    }
+
+    #[test]
+    fn save_failure_is_a_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, b"x").unwrap();
+        let store = ToolOutputStore::new(Some(file.join("sub")), None).unwrap();
+        let part = MediaPart {
+            kind: MediaKind::Audio,
+            uri: None,
+            declared_media_type: Some("audio/x-thing"),
+            payload: Payload::Bytes(b"\x00\x01\x02\x03"),
+        };
+        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+            panic!("expected a note");
+        };
+        assert!(
+            text.starts_with("[Binary audio (audio/x-thing, 4 bytes) could not be saved: "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn file_names_from_uris() {
+        assert_eq!(file_name("file:///tmp/a.pdf").as_deref(), Some("a.pdf"));
+        assert_eq!(
+            file_name("https://x.test/doc.pdf?x=1").as_deref(),
+            Some("doc.pdf")
+        );
+        assert_eq!(file_name("file:///tmp/"), None);
+    }
+
+    #[test]
+    fn audience() {
+        assert!(is_for_model::<&str>(None));
+        assert!(is_for_model(Some(&["user", "assistant"][..])));
+        assert!(!is_for_model(Some(&["user"][..])));
+    }
+}

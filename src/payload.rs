@@ -1,0 +1,158 @@
+//! The data of a media part, given as raw bytes or as base64, and the views
+//! of it the later steps need: its head and tail for sniffing, all of it for
+//! text, a stream of it for the store, canonical base64 for the model.
+
+use std::cell::OnceCell;
+use std::io::{self, Write};
+
+use crate::base64_data::{self, Base64, Base64Error};
+use crate::sniff::{Window, HEAD_LEN, TAIL_LEN};
+
+/// A part's data as the caller handed it over.
+#[derive(Debug, Clone, Copy)]
+pub enum Payload<'a> {
+    /// Raw bytes (a `Uint8Array`).
+    Bytes(&'a [u8]),
+    /// A base64 string, as its bytes. Non-ASCII strings are simply invalid.
+    Base64(&'a [u8]),
+}
+
+/// Canonical base64 for a file part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Base64Output {
+    /// The input string is already canonical: send it on unchanged.
+    SameAsInput,
+    Encoded(String),
+}
+
+/// Validated data with lazily decoded views.
+pub struct Data<'a> {
+    source: Source<'a>,
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    full: OnceCell<Vec<u8>>,
+}
+
+enum Source<'a> {
+    Bytes(&'a [u8]),
+    Base64(Base64<'a>),
+}
+
+impl<'a> Data<'a> {
+    /// Validate the payload; for base64 only the head and tail are decoded.
+    pub fn open(payload: Payload<'a>) -> Result<Self, Base64Error> {
+        match payload {
+            Payload::Bytes(bytes) => Ok(Data {
+                source: Source::Bytes(bytes),
+                head: Vec::new(),
+                tail: Vec::new(),
+                full: OnceCell::new(),
+            }),
+            Payload::Base64(text) => {
+                let b64 = base64_data::inspect(text)?;
+                let full = OnceCell::new();
+                let (head, tail) = if b64.info.decoded_len <= HEAD_LEN + TAIL_LEN {
+                    // Small enough to decode whole: one pass, no window.
+                    let _ = full.set(b64.decode());
+                    (Vec::new(), Vec::new())
+                } else {
+                    (b64.decode_head(HEAD_LEN), b64.decode_tail(TAIL_LEN))
+                };
+                Ok(Data {
+                    source: Source::Base64(b64),
+                    head,
+                    tail,
+                    full,
+                })
+            }
+        }
+    }
+
+    /// Decoded length in bytes.
+    pub fn len(&self) -> usize {
+        match &self.source {
+            Source::Bytes(bytes) => bytes.len(),
+            Source::Base64(b64) => b64.info.decoded_len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Head and tail of the data, or all of it when that is at hand.
+    pub fn window(&self) -> Window<'_> {
+        match (&self.source, self.full.get()) {
+            (Source::Bytes(bytes), _) => Window::whole(bytes),
+            (_, Some(full)) => Window::whole(full),
+            _ => Window {
+                head: &self.head,
+                tail: &self.tail,
+                len: self.len(),
+            },
+        }
+    }
+
+    /// All decoded bytes (decoded once, on first use).
+    pub fn full(&self) -> &[u8] {
+        match &self.source {
+            Source::Bytes(bytes) => bytes,
+            Source::Base64(b64) => self.full.get_or_init(|| b64.decode()),
+        }
+    }
+
+    /// Write the decoded bytes to `writer` without holding them all in memory
+    /// when they are not decoded yet.
+    pub fn write_to(&self, writer: &mut dyn Write) -> io::Result<u64> {
+        match (&self.source, self.full.get()) {
+            (Source::Bytes(bytes), _) => writer.write_all(bytes).map(|_| bytes.len() as u64),
+            (_, Some(full)) => writer.write_all(full).map(|_| full.len() as u64),
+            (Source::Base64(b64), None) => b64.decode_to(writer),
+        }
+    }
+
+    /// The data as canonical base64, re-using the input string when it is.
+    pub fn canonical_base64(&self) -> Base64Output {
+        match &self.source {
+            Source::Base64(b64) if b64.info.canonical => Base64Output::SameAsInput,
+            _ => Base64Output::Encoded(base64_data::encode(self.full())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_base64_decodes_only_head_and_tail_until_asked() {
+        let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 249) as u8).collect();
+        let encoded = base64_data::encode(&bytes);
+        let data = Data::open(Payload::Base64(encoded.as_bytes())).unwrap();
+        assert!(data.full.get().is_none());
+        let window = data.window();
+        assert_eq!(window.head, &bytes[..HEAD_LEN]);
+        assert_eq!(window.tail, &bytes[bytes.len() - TAIL_LEN..]);
+        assert_eq!(window.len, bytes.len());
+        let mut written = Vec::new();
+        data.write_to(&mut written).unwrap();
+        assert_eq!(written, bytes);
+        assert!(data.full.get().is_none(), "streaming must not keep a copy");
+        assert_eq!(data.full(), &bytes[..]);
+        assert_eq!(data.canonical_base64(), Base64Output::SameAsInput);
+    }
+
+    #[test]
+    fn non_canonical_input_is_re_encoded() {
+        let data = Data::open(Payload::Base64(b"aGVsbG8")).unwrap();
+        assert_eq!(
+            data.canonical_base64(),
+            Base64Output::Encoded("aGVsbG8=".into())
+        );
+        let data = Data::open(Payload::Bytes(b"hello")).unwrap();
+        assert_eq!(
+            data.canonical_base64(),
+            Base64Output::Encoded("aGVsbG8=".into())
+        );
+    }
+}

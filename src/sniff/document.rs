@@ -1,0 +1,136 @@
+//! Documents: PDF (with its structural check), RTF, PostScript, Mobipocket.
+
+use memchr::memmem;
+
+use super::{found, has_at, Family, Sniffed, Window};
+
+pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
+    if head.starts_with(b"%PDF-") {
+        return found("application/pdf", Family::Pdf);
+    }
+    if head.starts_with(b"{\\rtf") {
+        return found("application/rtf", Family::Text);
+    }
+    if head.starts_with(b"%!PS") {
+        return found("application/postscript", Family::Text);
+    }
+    // DOS EPS binary: a header pointing at PostScript and a TIFF/WMF preview.
+    if head.starts_with(&[0xC5, 0xD0, 0xD3, 0xC6]) {
+        return found("application/postscript", Family::Binary);
+    }
+    if has_at(head, 60, b"BOOKMOBI") {
+        return found("application/x-mobipocket-ebook", Family::Binary);
+    }
+    None
+}
+
+/// How far from each end the PDF markers may sit.
+const PDF_SLACK: usize = 1024;
+
+/// PDF: `%PDF-` in the first 1 KiB, `%%EOF` in the last 1 KiB, and when the
+/// last `startxref` can be read, its offset must lie within the data and,
+/// where the window shows that byte, point at `xref` or an object (`N G obj`,
+/// for a cross-reference stream).
+pub(super) fn check_pdf(window: &Window) -> Result<(), String> {
+    let start = window.head.get(..PDF_SLACK).unwrap_or(window.head);
+    let Some(base) = memmem::find(start, b"%PDF-") else {
+        return Err("corrupt PDF: %PDF- header missing".into());
+    };
+    let tail = window.tail;
+    let end = tail
+        .get(tail.len().saturating_sub(PDF_SLACK)..)
+        .unwrap_or(tail);
+    if memmem::rfind(end, b"%%EOF").is_none() {
+        return Err("truncated PDF: %%EOF marker missing at the end".into());
+    }
+    let Some(offset) = startxref(end) else {
+        return Ok(()); // Readers rebuild a missing table: not worth refusing.
+    };
+    // Offsets count from the %PDF- header, which may follow some junk.
+    let target = offset.checked_add(base).filter(|&at| at < window.len);
+    let Some(target) = target else {
+        return Err("corrupt PDF: startxref points past the end of the data".into());
+    };
+    // Find the target byte in the head or the tail, if either holds it.
+    let tail_start = window.len.saturating_sub(tail.len());
+    let at_target = window
+        .head
+        .get(target..)
+        .or_else(|| tail.get(target.checked_sub(tail_start)?..));
+    match at_target {
+        Some(rest) if !points_at_xref(rest) => {
+            Err("corrupt PDF: startxref does not point at a cross-reference table".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The number after the last `startxref` keyword.
+fn startxref(end: &[u8]) -> Option<usize> {
+    let at = memmem::rfind(end, b"startxref")?;
+    let rest = end.get(at + b"startxref".len()..)?;
+    let digits = rest.trim_ascii_start();
+    let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+    std::str::from_utf8(digits.get(..len)?).ok()?.parse().ok()
+}
+
+/// `xref` (a classic table) or `N G obj` (a cross-reference stream), after
+/// optional whitespace: some writers point at the end of the previous line.
+fn points_at_xref(rest: &[u8]) -> bool {
+    let rest = rest.trim_ascii_start();
+    rest.starts_with(b"xref") || rest.first().is_some_and(u8::is_ascii_digit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &[u8] = b"%PDF-1.1\n1 0 obj<<>>endobj\nxref\n0 1\n0000000000 65535 f \ntrailer<<>>\nstartxref\n27\n%%EOF\n";
+
+    #[test]
+    fn pdf_sniff_and_check() {
+        assert_eq!(
+            sniff(MINIMAL).map(|s| s.media_type),
+            Some("application/pdf")
+        );
+        assert_eq!(check_pdf(&Window::whole(MINIMAL)), Ok(()));
+        let window = Window {
+            head: &MINIMAL[..20],
+            tail: &MINIMAL[30..],
+            len: MINIMAL.len(),
+        };
+        assert_eq!(check_pdf(&window), Ok(()));
+    }
+
+    #[test]
+    fn pdf_defects_are_caught() {
+        let cut = &MINIMAL[..MINIMAL.len() - 7];
+        assert_eq!(
+            check_pdf(&Window::whole(cut)).unwrap_err(),
+            "truncated PDF: %%EOF marker missing at the end"
+        );
+        let no_header = &MINIMAL[1..];
+        assert!(check_pdf(&Window::whole(no_header)).is_err());
+        let text = String::from_utf8_lossy(MINIMAL);
+        let wrong = text.replace("startxref\n27", "startxref\n3");
+        assert!(check_pdf(&Window::whole(wrong.as_bytes())).is_err());
+        let past = text.replace("startxref\n27", "startxref\n999999");
+        assert!(check_pdf(&Window::whole(past.as_bytes())).is_err());
+        // No startxref at all is tolerated.
+        let none = text.replace("startxref\n27\n", "");
+        assert_eq!(check_pdf(&Window::whole(none.as_bytes())), Ok(()));
+    }
+
+    #[test]
+    fn other_documents() {
+        assert_eq!(
+            sniff(b"{\\rtf1\\ansi").map(|s| s.media_type),
+            Some("application/rtf")
+        );
+        assert_eq!(
+            sniff(b"%!PS-Adobe-3.0").map(|s| s.media_type),
+            Some("application/postscript")
+        );
+        assert_eq!(sniff(b"%PD"), None);
+    }
+}

@@ -1,0 +1,159 @@
+//! Magic-byte sniffing, image dimensions and structural checks.
+//!
+//! Everything here reads a [`Window`] on the bytes: either the whole data or,
+//! when the caller decoded only part of a base64 string, its first and last
+//! bytes. One submodule per family of formats.
+//!
+//! Nothing here panics on any input: every read goes through the `get`-based
+//! helpers at the bottom of this file and lengths read from the data are
+//! added with checked arithmetic.
+
+mod archive;
+mod binary;
+mod document;
+mod image;
+mod media;
+mod text;
+
+#[cfg(test)]
+mod corpus_tests;
+
+/// What the magic bytes say the data is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sniffed {
+    /// IANA media type of the format, e.g. `image/png`.
+    pub media_type: &'static str,
+    pub family: Family,
+}
+
+/// Broad family of a sniffed format; the router decides per family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Image,
+    Pdf,
+    Audio,
+    Video,
+    /// Text-based formats recognised by their content (svg, xml, ...).
+    Text,
+    /// Archives and containers (zip, gzip, 7z, tar, office files, ...).
+    Archive,
+    /// Other binary formats (sqlite, parquet, wasm, elf, ...).
+    Binary,
+}
+
+/// A view of the data: its first `head` bytes, its last `tail` bytes and the
+/// total length. When the whole data is available `head` and `tail` are the
+/// same slice as the data.
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    pub head: &'a [u8],
+    pub tail: &'a [u8],
+    pub len: usize,
+}
+
+impl<'a> Window<'a> {
+    pub fn whole(data: &'a [u8]) -> Self {
+        Window {
+            head: data,
+            tail: data,
+            len: data.len(),
+        }
+    }
+
+    /// True when `head` holds all of the data.
+    pub fn is_whole(&self) -> bool {
+        self.head.len() == self.len
+    }
+}
+
+/// How many leading bytes a caller decodes to sniff and size an image.
+pub const HEAD_LEN: usize = 64 * 1024;
+/// How many trailing bytes a caller decodes for end-of-data checks.
+pub const TAIL_LEN: usize = 1024;
+
+/// Identify the format from its leading bytes.
+pub fn sniff(head: &[u8]) -> Option<Sniffed> {
+    // Strong magics first; media last because it ends with the weak MPEG
+    // frame-sync checks, and text last of all because it only looks at
+    // markup.
+    image::sniff(head)
+        .or_else(|| document::sniff(head))
+        .or_else(|| archive::sniff(head))
+        .or_else(|| binary::sniff(head))
+        .or_else(|| media::sniff(head))
+        .or_else(|| text::sniff(head))
+}
+
+/// Width and height in pixels from the image header, without decoding
+/// pixels. `None` when the header is not within `head` or is unreadable.
+pub fn image_dimensions(media_type: &str, head: &[u8]) -> Option<(u32, u32)> {
+    image::dimensions(media_type, head)
+}
+
+/// Check that data sniffed as `media_type` is complete and consistent enough
+/// for a provider to accept it. `Err` carries a short reason for the model,
+/// e.g. "truncated PNG: IEND chunk missing".
+pub fn check_structure(media_type: &str, window: &Window) -> Result<(), String> {
+    match media_type {
+        "image/png" => image::check_png(window),
+        "image/jpeg" => image::check_jpeg(window),
+        "image/gif" => image::check_gif(window),
+        "image/webp" => image::check_webp(window),
+        "application/pdf" => document::check_pdf(window),
+        _ => Ok(()),
+    }
+}
+
+const fn found(media_type: &'static str, family: Family) -> Option<Sniffed> {
+    Some(Sniffed { media_type, family })
+}
+
+/// `n` bytes at `at`, or `None` past the end.
+fn bytes(data: &[u8], at: usize, n: usize) -> Option<&[u8]> {
+    data.get(at..at.checked_add(n)?)
+}
+
+fn array<const N: usize>(data: &[u8], at: usize) -> Option<[u8; N]> {
+    bytes(data, at, N)?.try_into().ok()
+}
+
+fn be16(data: &[u8], at: usize) -> Option<u16> {
+    array(data, at).map(u16::from_be_bytes)
+}
+
+fn be32(data: &[u8], at: usize) -> Option<u32> {
+    array(data, at).map(u32::from_be_bytes)
+}
+
+fn le16(data: &[u8], at: usize) -> Option<u16> {
+    array(data, at).map(u16::from_le_bytes)
+}
+
+fn le32(data: &[u8], at: usize) -> Option<u32> {
+    array(data, at).map(u32::from_le_bytes)
+}
+
+/// True when `data` has `magic` at offset `at`.
+fn has_at(data: &[u8], at: usize, magic: &[u8]) -> bool {
+    bytes(data, at, magic.len()) == Some(magic)
+}
+
+/// ISO base media file (mp4, heic, avif, ...): the major brand and the list
+/// of compatible brands from a leading `ftyp` box.
+fn ftyp(head: &[u8]) -> Option<([u8; 4], &[u8])> {
+    if !has_at(head, 4, b"ftyp") {
+        return None;
+    }
+    let size = usize::try_from(be32(head, 0)?).ok()?;
+    let major = array(head, 8)?;
+    // Compatible brands follow the major brand and minor version; a box
+    // that claims more than the head holds is cut to what is there.
+    let end = size.clamp(16, head.len().max(16));
+    let compatible = head.get(16..end).unwrap_or(&[]);
+    Some((major, compatible))
+}
+
+/// True when `brand` is the major brand or one of the compatible brands.
+fn has_brand(major: [u8; 4], compatible: &[u8], brand: &[u8; 4]) -> bool {
+    &major == brand || compatible.chunks_exact(4).any(|b| b == brand)
+}
