@@ -430,9 +430,13 @@ describe('base64 forms', () => {
     const i = std2.indexOf('+') >= 0 ? std2.indexOf('+') : std2.indexOf('/')
     const firstA = std2.indexOf('A')
     const oneModFour = std2.replace(/=+$/, '').slice(0, -1)
+    // url-safe up to the first url-specific symbol, standard after it
+    const cut = url.search(/[-_]/) + 1
+    const mixed = url.slice(0, cut) + std2.slice(cut)
+    assert.ok(/[-_]/.test(mixed) && /[+/]/.test(mixed), 'mixed case does not mix')
     assert.equal(oneModFour.length % 4, 1)
     return [
-      ['mixed alphabets', url.slice(0, 100) + std2.slice(100)],
+      ['mixed alphabets', mixed],
       ['mixed alphabets (one symbol)', std2.slice(0, i) + (std2[i] === '+' ? '-' : '_') + std2.slice(i + 1) + ''],
       ['inner space', std2.slice(0, 40) + ' ' + std2.slice(40)],
       ['leading space', ' ' + std2],
@@ -538,6 +542,28 @@ describe('byte inputs', () => {
     data.fill(0) // mutating the input afterwards must not change the results
     checkFilePart(assert, r1, { mediaType: 'image/png', bytes: png })
     checkFilePart(assert, r2, { mediaType: 'image/png', bytes: png })
+  })
+
+  test('frozen parts are accepted (nothing writes to the input)', async (t) => {
+    const freeze = (o) => {
+      if (o && typeof o === 'object' && !(o instanceof Uint8Array)) {
+        Object.values(o).forEach(freeze)
+        Object.freeze(o)
+      }
+      return o
+    }
+    const parts = [
+      { type: 'image', data: b64(png), mimeType: 'image/png', annotations: { audience: ['assistant'] } },
+      { type: 'resource', resource: { uri: 'file:///a.parquet', mimeType: 'application/vnd.apache.parquet', blob: new Uint8Array(parquet) } },
+      { type: 'resource_link', uri: 'file:///x', name: 'x', size: 3 },
+    ].map(freeze)
+    for (const p of parts) await both(t, p)
+  })
+
+  test('toContentAsync returns a Promise', async (t) => {
+    const p = toContentAsync({ type: 'text', text: 'x' }, { outputDir: tempDir(t) })
+    assert.ok(p instanceof Promise)
+    assert.deepEqual(await p, TXT('x'))
   })
 
   test('async: the input buffer may be changed right after the call', async (t) => {
@@ -648,7 +674,13 @@ describe('errors and garbage', () => {
         assert.ok(isCodedError(e), `${JSON.stringify(part)} threw without a code: ${e}`)
         continue
       }
-      assert.ok(r === null || (r.type === 'text' && typeof r.text === 'string'), `${JSON.stringify(part)} -> ${JSON.stringify(r)}`)
+      const desc = `${JSON.stringify(part).slice(0, 80)} -> ${JSON.stringify(r)?.slice(0, 120)}`
+      if (r?.type === 'file') {
+        // only a real attachable image may come out, e.g. a PNG with no mimeType
+        checkFilePart(assert, r, { mediaType: 'image/png', bytes: png })
+      } else {
+        assert.ok(r === null || (r.type === 'text' && typeof r.text === 'string'), desc)
+      }
       assert.deepEqual(snapshot(part), before)
     }
   })

@@ -99,7 +99,7 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
             "length {symbols} leaves a single dangling symbol"
         )));
     }
-    if padding > 0 && symbols % 4 != 0 {
+    if padding > 0 && !symbols.is_multiple_of(4) {
         return Err(invalid("padding does not complete a 4-character group"));
     }
     let decoded_len = data_symbols / 4 * 3 + (data_symbols % 4).saturating_sub(1);
@@ -118,7 +118,7 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
 
     let canonical = alphabet == Alphabet::Standard
         && !has_line_breaks
-        && symbols % 4 == 0
+        && symbols.is_multiple_of(4)
         && trailing_bits_are_zero(&input[..input.len() - padding]);
     Ok(Base64 {
         info: Base64Info {

@@ -1,6 +1,10 @@
 //! Node-API binding: converts JS values to the core's types and back. No
 //! decisions are made here; every export catches panics.
 
+// napi-derive registers exports only outside `cfg(test)`, so a test build
+// of this module sees its items as unused.
+#![cfg_attr(test, allow(dead_code))]
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,8 +29,8 @@ mod code {
     pub const INTERNAL: &str = "INTERNAL_ERROR";
 }
 
-/// napi's `Result` with our string codes: `Result<T, String>` = `Result<T, Error<String>>`.
-
+/// Exports return napi's `Result<T, String>` (= `Result<T, Error<String>>`):
+/// the `String` is the code JS sees as `err.code`.
 fn js_error(code: &str, message: impl std::fmt::Display) -> Error<String> {
     Error::new(code.to_string(), message.to_string())
 }
@@ -120,6 +124,19 @@ fn get_string(object: &Object, field: &str) -> Result<Option<String>, String> {
     }
 }
 
+/// `object[field]` when it is an object; `None` when absent or null.
+fn get_object<'env>(object: &Object<'env>, field: &str) -> Result<Option<Object<'env>>, String> {
+    let Some(value) = object.get::<Unknown>(field).map_err(from_napi)? else {
+        return Ok(None);
+    };
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Object => unsafe { value.cast::<Object>() }
+            .map(Some)
+            .map_err(from_napi),
+        _ => Ok(None),
+    }
+}
+
 /// A content part, parsed into owned values.
 pub enum Parsed {
     /// Not for the model (audience without "assistant").
@@ -157,7 +174,7 @@ fn parse_part(part: &Object) -> Result<Parsed, String> {
         "audio" => media(MediaKind::Audio, part, "data", None),
         "media" => media(MediaKind::Media, part, "data", get_string(part, "uri")?),
         "resource" => {
-            let Some(resource) = part.get::<Object>("resource").map_err(from_napi)? else {
+            let Some(resource) = get_object(part, "resource")? else {
                 return Ok(Parsed::Text(
                     "[Resource part without a `resource` object]".into(),
                 ));
@@ -174,7 +191,12 @@ fn parse_part(part: &Object) -> Result<Parsed, String> {
             media(MediaKind::Resource, &resource, "blob", Some(uri))
         }
         "resource_link" => {
-            let size = part.get::<f64>("size").ok().flatten();
+            let size = match part.get::<Unknown>("size").map_err(from_napi)? {
+                Some(v) if v.get_type().map_err(from_napi)? == ValueType::Number => {
+                    Some(unsafe { v.cast::<f64>() }.map_err(from_napi)?)
+                }
+                _ => None,
+            };
             Ok(Parsed::Text(note::resource_link(
                 &get_string(part, "uri")?.unwrap_or_default(),
                 get_string(part, "name")?.as_deref(),
@@ -191,11 +213,22 @@ fn parse_part(part: &Object) -> Result<Parsed, String> {
 }
 
 fn audience_includes_model(part: &Object) -> Result<bool, String> {
-    let Some(annotations) = part.get::<Object>("annotations").ok().flatten() else {
+    let Some(annotations) = get_object(part, "annotations")? else {
         return Ok(true);
     };
-    let audience: Option<Vec<String>> = annotations.get("audience").ok().flatten();
-    Ok(content::is_for_model(audience.as_deref()))
+    let Some(audience) = get_object(&annotations, "audience")? else {
+        return Ok(true);
+    };
+    if !audience.is_array().map_err(from_napi)? {
+        return Ok(true);
+    }
+    let roles: Vec<Unknown> = unsafe { audience.to_unknown().cast() }.map_err(from_napi)?;
+    let roles: Vec<String> = roles
+        .into_iter()
+        .filter(|r| r.get_type().ok() == Some(ValueType::String))
+        .filter_map(|r| unsafe { r.cast::<String>() }.ok())
+        .collect();
+    Ok(content::is_for_model(Some(&roles)))
 }
 
 /// Options shared by `toContent` and `toContentAsync`.
@@ -340,7 +373,7 @@ fn to_js<'env>(
 }
 
 fn input_data<'env>(part: &Object<'env>) -> Result<Unknown<'env>, String> {
-    let holder = match part.get::<Object>("resource").map_err(from_napi)? {
+    let holder = match get_object(part, "resource")? {
         Some(resource) => resource.get::<Unknown>("blob"),
         None => part.get::<Unknown>("data"),
     };

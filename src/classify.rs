@@ -96,11 +96,21 @@ pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
         c.defect = Some("empty data".into());
         return c;
     }
-    match sniff::sniff(data.window().head) {
+    match sniff_data(data) {
         Some(sniffed) => classify_sniffed(data, sniffed, &mut c),
         None => classify_unsniffed(data, &mut c),
     }
     c
+}
+
+/// Sniff the head; an ID3 tag (cover art) can push the real audio format
+/// past it, so tagged data that is not whole is sniffed again in full.
+fn sniff_data(data: &Data) -> Option<Sniffed> {
+    let window = data.window();
+    if !window.is_whole() && window.head.starts_with(b"ID3") {
+        return sniff::sniff(data.full());
+    }
+    sniff::sniff(window.head)
 }
 
 fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {

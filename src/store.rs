@@ -66,7 +66,7 @@
 //!
 //! | code                      | meaning                                                    |
 //! |---------------------------|------------------------------------------------------------|
-//! | `INVALID_OPTION`          | bad `retention_days` or extension                          |
+//! | `INVALID_ARGUMENT`          | bad `retention_days` or extension                          |
 //! | `STORE_PERMISSION_DENIED` | the OS refused access, or the default folder is unsafe     |
 //! | `STORE_NO_SPACE`          | disk full, quota exceeded, file too large                  |
 //! | `STORE_READ_ONLY`         | the file system is read-only                               |
@@ -130,7 +130,7 @@ impl StoreError {
     /// Stable machine-readable code; see the module docs for the list.
     pub fn code(&self) -> &'static str {
         match self {
-            StoreError::InvalidOption(_) => "INVALID_OPTION",
+            StoreError::InvalidOption(_) => "INVALID_ARGUMENT",
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
                 io::ErrorKind::StorageFull
@@ -197,6 +197,24 @@ pub struct ToolOutputStore {
     ready: AtomicBool,
 }
 
+/// Make `dir` absolute and drop `.`/`..` lexically (as `path.resolve`
+/// does), so a later chdir of the process does not move the store.
+fn resolve(dir: &Path) -> Result<PathBuf, StoreError> {
+    let absolute =
+        std::path::absolute(dir).map_err(|e| StoreError::io("resolve folder", dir, e))?;
+    let mut resolved = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                resolved.pop();
+            }
+            other => resolved.push(other),
+        }
+    }
+    Ok(resolved)
+}
+
 impl ToolOutputStore {
     /// A store in `dir`, or by default in
     /// `<temp dir>/mcp-content-<user>/tool-output` (`<user>` is the uid on
@@ -219,7 +237,7 @@ impl ToolOutputStore {
                         "dir must not be an empty path".to_string(),
                     ));
                 }
-                (dir, None)
+                (resolve(&dir)?, None)
             }
             None => {
                 let user = current_user_tag();
@@ -932,7 +950,7 @@ mod tests {
     fn store_rejects_invalid_options() {
         for days in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -1.0, -0.001] {
             let err = ToolOutputStore::new(None, Some(days)).unwrap_err();
-            assert_eq!(err.code(), "INVALID_OPTION", "{days}");
+            assert_eq!(err.code(), "INVALID_ARGUMENT", "{days}");
             assert!(err.to_string().contains("retention_days"), "{err}");
         }
         let zero = ToolOutputStore::new(None, Some(0.0)).unwrap();
@@ -943,7 +961,7 @@ mod tests {
             ToolOutputStore::new(Some(PathBuf::new()), None)
                 .unwrap_err()
                 .code(),
-            "INVALID_OPTION"
+            "INVALID_ARGUMENT"
         );
 
         let tmp = tempfile::tempdir().unwrap();
@@ -953,9 +971,9 @@ mod tests {
             ".png", "a/b", "..", "a\\b", "png.", "a..b", "é", "a b", &too_long,
         ] {
             let err = store.save(b"x", ext).unwrap_err();
-            assert_eq!(err.code(), "INVALID_OPTION", "{ext}");
+            assert_eq!(err.code(), "INVALID_ARGUMENT", "{ext}");
             let err = store.save_with(ext, |_| Ok(0)).unwrap_err();
-            assert_eq!(err.code(), "INVALID_OPTION", "{ext}");
+            assert_eq!(err.code(), "INVALID_ARGUMENT", "{ext}");
         }
         assert!(names(tmp.path()).is_empty());
     }

@@ -113,7 +113,7 @@ pub fn decode(bytes: &[u8], encoding: TextEncoding) -> Option<String> {
 /// The code units of a well-formed UTF-16 body, `None` when it has an odd
 /// length or an unpaired surrogate.
 fn utf16_units(body: &[u8], to_unit: fn([u8; 2]) -> u16) -> Option<Vec<u16>> {
-    if body.len() % 2 != 0 {
+    if !body.len().is_multiple_of(2) {
         return None;
     }
     let units: Vec<u16> = body

@@ -313,6 +313,9 @@ pub(super) fn check_png(window: &Window) -> Result<(), String> {
         let Some(body) = head.get(pos + 4..end - 4) else {
             break; // The chunk goes on past the head: nothing more to see.
         };
+        // Any bad CRC fails, ancillary chunks included: libpng would skip a
+        // bad ancillary chunk, but Pillow refuses the whole file, and a
+        // refused attachment breaks the session while a spilled one does not.
         if be32(head, end - 4) != Some(crc32(body)) {
             return Err(format!("corrupt PNG: CRC mismatch in {name} chunk"));
         }

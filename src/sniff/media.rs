@@ -183,13 +183,17 @@ fn sniff_frame(head: &[u8]) -> Option<Sniffed> {
 }
 
 /// A frame at the start and, when the head reaches that far, another one
-/// right after it.
+/// right after it. A frame running past the data is accepted (truncated
+/// files), except after FF FE: that is also the UTF-16LE byte order mark,
+/// and short UTF-16 text would otherwise pass for one MPEG layer I frame.
 fn two_frames(head: &[u8], frame_len: fn(&[u8]) -> Option<usize>) -> bool {
     let Some(len) = frame_len(head) else {
         return false;
     };
-    let next = head.get(len..).unwrap_or_default();
-    next.len() < 4 || frame_len(next).is_some()
+    match head.get(len..) {
+        Some(next) => next.len() < 4 || frame_len(next).is_some(),
+        None => !head.starts_with(b"\xFF\xFE"),
+    }
 }
 
 /// Length of the ADTS frame starting `data`, header included.
