@@ -90,17 +90,21 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
 
     let symbols = input.len() - count_line_breaks(input, has_line_breaks);
     let padding = trailing_padding(input);
-    if padding > 2 {
-        return Err(invalid("more than two padding characters"));
-    }
-    let data_symbols = symbols - padding;
-    if data_symbols % 4 == 1 {
-        return Err(invalid(format!(
+    let data_symbols = symbols.saturating_sub(padding);
+    let shape_error = if padding > 2 {
+        Some(invalid("more than two padding characters"))
+    } else if data_symbols % 4 == 1 {
+        Some(invalid(format!(
             "length {symbols} leaves a single dangling symbol"
-        )));
-    }
-    if padding > 0 && !symbols.is_multiple_of(4) {
-        return Err(invalid("padding does not complete a 4-character group"));
+        )))
+    } else if padding > 0 && !symbols.is_multiple_of(4) {
+        Some(invalid("padding does not complete a 4-character group"))
+    } else {
+        None
+    };
+    if let Some(error) = shape_error {
+        // A stray character (a space) is the likelier cause: name it first.
+        return Err(first_foreign_symbol(input, alphabet).unwrap_or(error));
     }
     let decoded_len = data_symbols / 4 * 3 + (data_symbols % 4).saturating_sub(1);
 
@@ -127,6 +131,25 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
         },
         ..base64
     })
+}
+
+/// The first byte that is neither a symbol of `alphabet`, `=`, nor a line break.
+fn first_foreign_symbol(input: &[u8], alphabet: Alphabet) -> Option<Base64Error> {
+    let (c62, c63) = match alphabet {
+        Alphabet::Standard => (b'+', b'/'),
+        Alphabet::UrlSafe => (b'-', b'_'),
+    };
+    let mut position = 0;
+    for &byte in input {
+        match byte {
+            b'\r' | b'\n' => continue,
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'=' => {}
+            _ if byte == c62 || byte == c63 => {}
+            _ => return Some(describe_byte(byte, position)),
+        }
+        position += 1;
+    }
+    None
 }
 
 fn count_line_breaks(input: &[u8], has_line_breaks: bool) -> usize {
@@ -299,27 +322,31 @@ fn describe(error: DecodeSliceError, symbols: &[u8], offset: usize) -> Base64Err
             offset: index,
             symbol: byte,
             ..
-        }) => {
-            let position = offset + index;
-            if byte == b'=' {
-                invalid(format!("padding '=' inside the data at symbol {position}"))
-            } else if byte.is_ascii_graphic() {
-                invalid(format!(
-                    "unexpected character '{}' at symbol {position}",
-                    byte as char
-                ))
-            } else if !byte.is_ascii() {
-                invalid(format!("non-ASCII character at symbol {position}"))
-            } else {
-                invalid(format!("unexpected byte 0x{byte:02x} at symbol {position}"))
-            }
-        }
+        }) => describe_byte(byte, offset + index),
         DecodeSliceError::DecodeError(DecodeError::InvalidLength(_)) => invalid(format!(
             "invalid length near symbol {}",
             offset + symbols.len()
         )),
         DecodeSliceError::DecodeError(DecodeError::InvalidPadding) => invalid("invalid padding"),
         DecodeSliceError::OutputSliceTooSmall => invalid("internal decode buffer too small"),
+    }
+}
+
+fn describe_byte(byte: u8, position: usize) -> Base64Error {
+    if byte == b'=' {
+        invalid(format!("padding '=' inside the data at symbol {position}"))
+    } else if byte == b' ' || byte == b'\t' {
+        let name = if byte == b' ' { "space" } else { "tab" };
+        invalid(format!("unexpected {name} at symbol {position}"))
+    } else if byte.is_ascii_graphic() {
+        invalid(format!(
+            "unexpected character '{}' at symbol {position}",
+            byte as char
+        ))
+    } else if !byte.is_ascii() {
+        invalid(format!("non-ASCII character at symbol {position}"))
+    } else {
+        invalid(format!("unexpected byte 0x{byte:02x} at symbol {position}"))
     }
 }
 
@@ -368,6 +395,12 @@ mod tests {
     fn error_names_the_character_and_position() {
         let error = inspect(b"aGVs!G8=").unwrap_err();
         assert_eq!(error.message, "unexpected character '!' at symbol 4");
+    }
+
+    #[test]
+    fn a_stray_character_is_named_before_the_length() {
+        let error = inspect(b"iVBO Rw0K").unwrap_err();
+        assert_eq!(error.message, "unexpected space at symbol 4");
     }
 
     #[test]
