@@ -201,7 +201,8 @@ fn parse_part(part: &Object) -> Result<Parsed, String> {
                 &get_string(part, "uri")?.unwrap_or_default(),
                 get_string(part, "name")?.as_deref(),
                 get_string(part, "mimeType")?.as_deref(),
-                size.filter(|s| s.is_finite() && *s >= 0.0)
+                // A byte count is a whole number; anything else is left out.
+                size.filter(|s| s.is_finite() && *s >= 0.0 && s.fract() == 0.0)
                     .map(|s| s as u64),
                 get_string(part, "description")?.as_deref(),
             )))
