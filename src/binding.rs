@@ -7,7 +7,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use napi::bindgen_prelude::*;
 use napi::{Env, JsString, ScopedTask, Task, Unknown, ValueType};
@@ -290,11 +290,23 @@ fn settings(options: Option<ToContentOptions>) -> Result<Settings, String> {
     })?;
     let store = match (options.store, options.output_dir) {
         (Some(store), _) => store.inner.clone(),
-        (None, dir) => Arc::new(
-            store::ToolOutputStore::new(dir.map(PathBuf::from), None).map_err(store_error)?,
+        (None, Some(dir)) => Arc::new(
+            store::ToolOutputStore::new(Some(PathBuf::from(dir)), None).map_err(store_error)?,
         ),
+        (None, None) => default_store()?,
     };
     Ok(Settings { profile, store })
+}
+
+/// The per-user temp-folder store, made once: finding the user's folder
+/// takes system calls that need not run for every part.
+fn default_store() -> Result<Arc<store::ToolOutputStore>, String> {
+    static DEFAULT: OnceLock<Arc<store::ToolOutputStore>> = OnceLock::new();
+    if let Some(store) = DEFAULT.get() {
+        return Ok(store.clone());
+    }
+    let store = Arc::new(store::ToolOutputStore::new(None, None).map_err(store_error)?);
+    Ok(DEFAULT.get_or_init(|| store).clone())
 }
 
 // ---------------------------------------------------------------- outputs

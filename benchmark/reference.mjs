@@ -1,0 +1,793 @@
+// Pure-JS reference for the benchmark: the same decisions as the native
+// `toContent` (README "Routing"), written with the usual npm libraries:
+// Buffer base64, buffer.isUtf8, file-type, image-size, fs.promises.
+// __test__/reference.test.mjs proves it gives the same parts as the native
+// library on the corpus and on generated cases, so the race is fair.
+//
+// Known naming differences (formats only one sniffer knows; the decision is
+// the same, a spill, but the note names a different media type):
+// - file-type knows some formats the native sniffer does not (mie, draco,
+//   dwg, Windows registry hive, Apple alias, asar, dmg, fbx, indd, jmp, shp,
+//   skp): the reference names them, the native note says the declared type.
+// - the native sniffer recognises MP3 frames after junk bytes and a damaged
+//   Matroska header, which file-type does not.
+import { Buffer, isUtf8 } from 'node:buffer'
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import path from 'node:path'
+import zlib from 'node:zlib'
+import { fileTypeFromBuffer } from 'file-type'
+
+const require = createRequire(import.meta.url)
+const { imageSize } = require('image-size')
+
+const MIB = 1024 * 1024
+const OCTET_STREAM = 'application/octet-stream'
+/** The default provider's allow-list and limits (src/provider.rs). */
+const ATTACH_LIMITS = {
+  'image/png': { maxBytes: 5 * MIB, maxSide: 8000 },
+  'image/jpeg': { maxBytes: 5 * MIB, maxSide: 8000 },
+  'image/gif': { maxBytes: 5 * MIB, maxSide: 8000 },
+  'image/webp': { maxBytes: 5 * MIB, maxSide: 8000 },
+  'application/pdf': { maxBytes: 10 * MIB, maxSide: null },
+}
+/** The native library sniffs a large base64 string by its first 64 KiB and
+ * last 1 KiB only (README, classify); the reference looks at the same bytes
+ * so that both make the same call on data damaged in the middle. */
+const HEAD_LEN = 64 * 1024
+const TAIL_LEN = 1024
+
+// ------------------------------------------------------------ media types
+
+export function essence(mediaType) {
+  return (mediaType ?? '').split(';')[0].trim().toLowerCase()
+}
+
+const TEXTUAL_SUBTYPES = new Set(
+  ('json ld+json jsonl x-ndjson ndjson json5 xml javascript x-javascript ecmascript typescript ' +
+    'x-typescript yaml x-yaml toml x-toml x-sh x-shellscript x-patch x-diff diff markdown ' +
+    'x-markdown csv sql x-sql graphql x-httpd-php x-python x-ruby x-perl x-tex x-latex rtf ' +
+    'x-subrip x-www-form-urlencoded xhtml+xml x-ipynb+json').split(' '),
+)
+
+export function isTextual(mediaType) {
+  const mt = essence(mediaType)
+  const slash = mt.indexOf('/')
+  if (slash < 0) return false
+  const top = mt.slice(0, slash)
+  const sub = mt.slice(slash + 1)
+  if (top === 'text') return true
+  if (sub.endsWith('+json') || sub.endsWith('+xml') || sub.endsWith('+yaml')) return true
+  return top === 'application' && TEXTUAL_SUBTYPES.has(sub)
+}
+
+const GENERIC_BINARY = new Set([
+  '', OCTET_STREAM, 'binary/octet-stream', 'application/binary', 'application/x-binary',
+  'application/unknown', 'unknown/unknown',
+])
+const isGenericBinary = (mediaType) => GENERIC_BINARY.has(essence(mediaType))
+
+// Extension of a saved file, by media type (src/media_type.rs).
+const EXTENSIONS = Object.entries({
+  png: 'image/png image/apng', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  bmp: 'image/bmp', tif: 'image/tiff', ico: 'image/x-icon image/vnd.microsoft.icon',
+  avif: 'image/avif', heic: 'image/heic', heif: 'image/heif', svg: 'image/svg+xml',
+  pdf: 'application/pdf', zip: 'application/zip', gz: 'application/gzip',
+  bz2: 'application/x-bzip2', xz: 'application/x-xz', zst: 'application/zstd',
+  '7z': 'application/x-7z-compressed', tar: 'application/x-tar',
+  rar: 'application/vnd.rar application/x-rar-compressed', parquet: 'application/vnd.apache.parquet',
+  sqlite: 'application/vnd.sqlite3 application/x-sqlite3', wasm: 'application/wasm',
+  elf: 'application/x-elf application/x-executable',
+  exe: 'application/x-msdownload application/vnd.microsoft.portable-executable',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  odp: 'application/vnd.oasis.opendocument.presentation', epub: 'application/epub+zip',
+  jar: 'application/java-archive', mp3: 'audio/mpeg audio/mp3',
+  wav: 'audio/wav audio/x-wav audio/wave audio/vnd.wave', flac: 'audio/flac audio/x-flac',
+  ogg: 'audio/ogg application/ogg', opus: 'audio/opus', m4a: 'audio/mp4 audio/x-m4a audio/m4a',
+  aac: 'audio/aac audio/x-aac', aiff: 'audio/aiff audio/x-aiff', weba: 'audio/webm',
+  mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', mkv: 'video/x-matroska',
+  ogv: 'video/ogg', avi: 'video/x-msvideo', txt: 'text/plain', md: 'text/markdown text/x-markdown',
+  csv: 'text/csv', html: 'text/html', css: 'text/css',
+  patch: 'text/x-patch text/x-diff application/x-patch', json: 'application/json',
+  xml: 'application/xml text/xml', yaml: 'application/yaml application/x-yaml text/yaml',
+  toml: 'application/toml', js: 'application/javascript text/javascript', sh: 'application/x-sh',
+  sql: 'application/sql',
+}).reduce((map, [ext, types]) => {
+  for (const type of types.split(' ')) map.set(type, ext)
+  return map
+}, new Map())
+
+export function extension(mediaType) {
+  const mt = essence(mediaType)
+  return EXTENSIONS.get(mt) ?? (isTextual(mt) ? 'txt' : 'bin')
+}
+
+// ---------------------------------------------------------------- base64
+
+const BASE64_CANONICAL = /^[A-Za-z0-9+/]*={0,2}$/
+const CR = 13
+const LF = 10
+const EQ = 61
+
+const isSymbol = (b, c62, c63) =>
+  (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b === c62 || b === c63
+
+/** What is wrong at `position` (a symbol index, line breaks not counted);
+ * the same words as the native error. */
+function describeByte(b, position) {
+  if (b === EQ) return `padding '=' inside the data at symbol ${position}`
+  if (b === 32) return `unexpected space at symbol ${position}`
+  if (b === 9) return `unexpected tab at symbol ${position}`
+  if (b > 32 && b < 127) return `unexpected character '${String.fromCharCode(b)}' at symbol ${position}`
+  if (b >= 128) return `non-ASCII character at symbol ${position}`
+  return `unexpected byte 0x${b.toString(16).padStart(2, '0')} at symbol ${position}`
+}
+
+/**
+ * Validate a base64 string the way the README describes (standard or
+ * url-safe alphabet, not both; optional but correct padding; CR/LF skipped).
+ * Returns `{ error }` or `{ canonical }`. The common case, a canonical string,
+ * is settled by one regex; anything else gets a byte scan that names the
+ * first problem like the native library does.
+ */
+export function checkBase64(s) {
+  if (s.length % 4 === 0 && BASE64_CANONICAL.test(s)) {
+    return { canonical: trailingBitsAreZero(s.replace(/=+$/, '')) }
+  }
+  // Positions count UTF-8 bytes, as the native library reads the string.
+  const bytes = Buffer.from(s, 'utf8')
+  const urlSafe = bytes.includes(45) || bytes.includes(95) // - _
+  if (urlSafe && (bytes.includes(43) || bytes.includes(47))) {
+    return { error: 'mixes the standard (+/) and url-safe (-_) alphabets' }
+  }
+  const [c62, c63] = urlSafe ? [45, 95] : [43, 47]
+  let breaks = 0
+  for (const b of bytes) if (b === CR || b === LF) breaks++
+  const symbols = bytes.length - breaks
+  let padding = 0
+  for (let i = bytes.length - 1; i >= 0; i--) {
+    if (bytes[i] === CR || bytes[i] === LF) continue
+    if (bytes[i] !== EQ) break
+    padding++
+  }
+  const dataSymbols = symbols - padding
+  let shape = null
+  if (padding > 2) shape = 'more than two padding characters'
+  else if (dataSymbols % 4 === 1) shape = `length ${symbols} leaves a single dangling symbol`
+  else if (padding > 0 && symbols % 4 !== 0) shape = 'padding does not complete a 4-character group'
+  // First byte that does not belong (a '=' before the trailing padding too).
+  let position = 0
+  for (const b of bytes) {
+    if (b === CR || b === LF) continue
+    if (!isSymbol(b, c62, c63)) {
+      if (b !== EQ) return { error: describeByte(b, position) }
+      // With a bad shape the native check names foreign characters only.
+      if (!shape && position < dataSymbols) return { error: describeByte(b, position) }
+    }
+    position++
+  }
+  if (shape) return { error: shape }
+  return { canonical: false }
+}
+
+/** The last symbol of a partial group may carry bits decoding drops. */
+function trailingBitsAreZero(unpadded) {
+  const rest = unpadded.length % 4
+  if (rest < 2) return true
+  const c = unpadded.charCodeAt(unpadded.length - 1)
+  const value = c >= 97 ? c - 71 : c >= 65 ? c - 65 : c >= 48 ? c + 4 : c === 43 || c === 45 ? 62 : 63
+  return (value & (rest === 2 ? 0x0f : 0x03)) === 0
+}
+
+// ------------------------------------------------------------------ text
+
+function utf16Units(body, bigEndian) {
+  if (body.length % 2 !== 0) return null
+  const units = new Uint16Array(body.length / 2)
+  for (let i = 0; i < units.length; i++) {
+    units[i] = bigEndian ? (body[2 * i] << 8) | body[2 * i + 1] : body[2 * i] | (body[2 * i + 1] << 8)
+  }
+  // Well formed: every surrogate in a high-low pair.
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i]
+    if (u >= 0xd800 && u <= 0xdbff) {
+      const next = units[i + 1]
+      if (!(next >= 0xdc00 && next <= 0xdfff)) return null
+      i++
+    } else if (u >= 0xdc00 && u <= 0xdfff) {
+      return null
+    }
+  }
+  return units
+}
+
+/** 'utf-8', 'utf-16le', 'utf-16be' or null: a UTF-16 BOM selects UTF-16. */
+export function detectEncoding(buf) {
+  if (buf[0] === 0xff && buf[1] === 0xfe) return utf16Units(buf.subarray(2), false) ? 'utf-16le' : null
+  if (buf[0] === 0xfe && buf[1] === 0xff) return utf16Units(buf.subarray(2), true) ? 'utf-16be' : null
+  return isUtf8(buf) ? 'utf-8' : null
+}
+
+/** No NUL and at most 10% control characters (1-8, 14-31, 127) in the first 8 KiB. */
+export function isClearlyText(buf, encoding) {
+  const SAMPLE = 8 * 1024
+  let units
+  if (encoding === 'utf-8') {
+    units = buf.subarray(0, SAMPLE)
+  } else {
+    const body = buf.subarray(2, Math.min(buf.length, SAMPLE + 2))
+    units = utf16Units(body.subarray(0, body.length & ~1), encoding === 'utf-16be')
+  }
+  if (units.length === 0) return false
+  let control = 0
+  for (const u of units) {
+    if (u === 0) return false
+    if ((u >= 1 && u <= 8) || (u >= 14 && u <= 31) || u === 127) control++
+  }
+  return control <= 0.1 * units.length
+}
+
+function decodeText(buf, encoding) {
+  if (encoding === 'utf-8') return new TextDecoder().decode(buf) // drops a UTF-8 BOM
+  const units = utf16Units(buf.subarray(2), encoding === 'utf-16be')
+  let text = ''
+  for (let i = 0; i < units.length; i += 8192) text += String.fromCharCode(...units.subarray(i, i + 8192))
+  return text
+}
+
+// -------------------------------------------------------------- sniffing
+
+/** file-type's names where the native sniffer uses another one for the same
+ * format (the note of a spilled file names it). */
+const FILE_TYPE_NAMES = {
+  'image/apng': 'image/png',
+  'image/x-icon': 'image/vnd.microsoft.icon',
+  'image/x-adobe-dng': 'image/tiff', // raw formats that are TIFF inside
+  'image/x-nikon-nef': 'image/tiff',
+  'image/x-sony-arw': 'image/tiff',
+  'image/j2c': 'image/x-jp2-codestream',
+  'image/mj2': 'video/mj2',
+  'audio/x-flac': 'audio/flac',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/vnd.dolby.dd-raw': 'audio/ac3',
+  'audio/ogg; codecs=opus': 'audio/opus',
+  'audio/x-ms-asf': 'video/x-ms-asf',
+  'video/x-m4v': 'video/mp4',
+  'video/vnd.avi': 'video/x-msvideo',
+  'video/matroska': 'video/x-matroska',
+  'video/MP1S': 'video/mpeg',
+  'video/MP2P': 'video/mpeg',
+  'application/x-unix-archive': 'application/x-archive',
+  'application/x-deb': 'application/vnd.debian.binary-package',
+  'application/x-google-chrome-extension': 'application/x-chrome-extension',
+  'application/x-rar-compressed': 'application/vnd.rar',
+  'application/x-sqlite3': 'application/vnd.sqlite3',
+  'application/x-msdownload': 'application/vnd.microsoft.portable-executable',
+  'application/x.ms.shortcut': 'application/x-ms-shortcut',
+  'application/eps': 'application/postscript',
+}
+/** By extension where file-type's media type is shared by several formats. */
+const FILE_TYPE_NAMES_BY_EXT = {
+  m4p: 'audio/mp4', // file-type says video/mp4 for an M4P (audio) file
+}
+// OOXML variants (macro-enabled, templates): the native sniffer reads only
+// the zip entry names, which are the same, and names the base type.
+const OOXML = {
+  word: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  excel: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  powerpoint: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+}
+const OOXML_BY_EXT = {
+  docm: OOXML.word, dotm: OOXML.word, dotx: OOXML.word,
+  xlsm: OOXML.excel, xltm: OOXML.excel, xltx: OOXML.excel,
+  pptm: OOXML.powerpoint, potm: OOXML.powerpoint, potx: OOXML.powerpoint,
+  ppsm: OOXML.powerpoint, ppsx: OOXML.powerpoint,
+}
+/** Text formats file-type names that the native sniffer leaves to the text
+ * test (so clearly-text bytes go out as text there). */
+const FILE_TYPE_TEXT_FORMATS = new Set(['reg', 'pgp', 'stl'])
+/** Text formats the native sniffer names (family Text): sent as text under
+ * their name when they decode. */
+const TEXT_FORMATS = new Set([
+  'image/svg+xml', 'application/xml', 'text/vtt', 'text/calendar', 'text/vcard',
+  'application/rtf', 'application/postscript',
+])
+
+const startsWith = (buf, magic, at = 0) =>
+  buf.length >= at + magic.length && magic.every((b, i) => buf[at + i] === b)
+const ascii = (s) => [...s].map((c) => c.charCodeAt(0))
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
+
+/** The five attachable formats by their magic bytes: these decide what is
+ * attached, so they are not left to a general-purpose sniffer. */
+function sniffAttachable(head) {
+  if (startsWith(head, PNG_SIGNATURE)) return 'image/png'
+  if (startsWith(head, [0xff, 0xd8, 0xff])) return head[3] === 0xf7 ? 'image/jls' : 'image/jpeg'
+  if (startsWith(head, ascii('GIF87a')) || startsWith(head, ascii('GIF89a'))) return 'image/gif'
+  if (startsWith(head, ascii('RIFF')) && startsWith(head, ascii('WEBP'), 8)) return 'image/webp'
+  if (startsWith(head, ascii('%PDF-'))) return 'application/pdf' // Illustrator .ai files too
+  return null
+}
+
+/** SVG and XML by their root element after the prolog (file-type leaves SVG
+ * out and names any `<?xml` file XML). */
+function sniffMarkup(head) {
+  let text = head.subarray(0, 4096)
+  if (text[0] === 0xef && text[1] === 0xbb && text[2] === 0xbf) text = text.subarray(3)
+  else if ((text[0] === 0xff && text[1] === 0xfe) || (text[0] === 0xfe && text[1] === 0xff)) {
+    // UTF-16 with a BOM: one byte per code unit, non-ASCII as 0x80.
+    const units = text.subarray(2, 2 + ((text.length - 2) & ~1))
+    const narrow = Buffer.alloc(units.length / 2)
+    for (let i = 0; i < narrow.length; i++) {
+      const u = text[0] === 0xff ? units[2 * i] | (units[2 * i + 1] << 8) : (units[2 * i] << 8) | units[2 * i + 1]
+      narrow[i] = u < 0x80 ? u : 0x80
+    }
+    text = narrow
+  }
+  let s = text.toString('latin1')
+  let declared = false
+  for (;;) {
+    s = s.replace(/^[\t\n\f\r ]+/, '')
+    let close
+    if (s.startsWith('<?xml')) (declared = true), (close = '?>')
+    else if (s.startsWith('<?')) close = '?>'
+    else if (s.startsWith('<!--')) close = '-->'
+    else if (s.slice(0, 9).toUpperCase() === '<!DOCTYPE') {
+      // An internal subset in brackets may hold '>' characters.
+      const bracket = s.indexOf('[')
+      const end = s.indexOf('>')
+      close = bracket >= 0 && (end < 0 || bracket < end) ? ']>' : '>'
+    } else break
+    const end = s.indexOf(close)
+    if (end < 0) return null
+    s = s.slice(end + close.length)
+  }
+  if (/^<svg([\t\n\f\r />]|$)/.test(s)) return 'image/svg+xml'
+  if (declared && s.startsWith('<')) return 'application/xml'
+  return null
+}
+
+/** The media type of the bytes, named as the native sniffer names it. */
+async function sniff(head) {
+  const attachable = sniffAttachable(head)
+  if (attachable) return attachable
+  const found = await fileTypeFromBuffer(head)
+  if (found && found.ext !== 'xml') {
+    if (FILE_TYPE_TEXT_FORMATS.has(found.ext)) {
+      const encoding = detectEncoding(head)
+      if (encoding && isClearlyText(head, encoding)) return null
+    }
+    return OOXML_BY_EXT[found.ext] ?? FILE_TYPE_NAMES_BY_EXT[found.ext] ?? FILE_TYPE_NAMES[found.mime] ?? found.mime
+  }
+  return sniffMarkup(head)
+}
+
+// ------------------------------------------------------ structural checks
+
+const crc32 =
+  zlib.crc32 ??
+  (() => {
+    const table = new Int32Array(256).map((_, n) => {
+      let c = n
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      return c
+    })
+    return (data) => {
+      let crc = -1
+      for (const b of data) crc = table[(crc ^ b) & 0xff] ^ (crc >>> 8)
+      return (crc ^ -1) >>> 0
+    }
+  })()
+
+const be16 = (b, at) => (at + 2 <= b.length ? b.readUInt16BE(at) : null)
+const be32 = (b, at) => (at + 4 <= b.length ? b.readUInt32BE(at) : null)
+const le16 = (b, at) => (at + 2 <= b.length ? b.readUInt16LE(at) : null)
+const le32 = (b, at) => (at + 4 <= b.length ? b.readUInt32LE(at) : null)
+const PNG_IEND = Buffer.from('0000000049454e44ae426082', 'hex')
+
+/** PNG: signature, a 13-byte IHDR with a sane size, the CRC of every chunk
+ * in view, an IDAT, and IEND. */
+function checkPng({ head, tail, len, whole }) {
+  if (!startsWith(head, PNG_SIGNATURE)) return 'corrupt PNG: bad signature'
+  if (head.length < 33) return 'truncated PNG: header incomplete'
+  if (be32(head, 8) !== 13 || head.toString('latin1', 12, 16) !== 'IHDR') {
+    return 'corrupt PNG: first chunk is not a 13-byte IHDR'
+  }
+  const width = be32(head, 16)
+  const height = be32(head, 20)
+  if (!width || !height || width > 0x7fffffff || height > 0x7fffffff) {
+    return `corrupt PNG: invalid image size ${width}x${height}`
+  }
+  let pos = 8
+  let seenIdat = false
+  while (pos + 8 <= head.length) {
+    const length = be32(head, pos)
+    const name = head.toString('latin1', pos + 4, pos + 8)
+    if (!/^[A-Za-z]{4}$/.test(name)) return `corrupt PNG: invalid chunk type at byte ${pos}`
+    if (length > 0x7fffffff) return `corrupt PNG: ${name} chunk length out of range`
+    const end = pos + 12 + length
+    if (end > len) return `truncated PNG: ${name} chunk runs past the end of the data`
+    if (end > head.length) break // the chunk goes on past the bytes in view
+    if (head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4))) {
+      return `corrupt PNG: CRC mismatch in ${name} chunk`
+    }
+    if (name === 'IDAT') seenIdat = true
+    if (name === 'IEND') return whole && !seenIdat ? 'corrupt PNG: no IDAT chunk' : null
+    pos = end
+  }
+  if (whole || tail.indexOf(PNG_IEND) < 0) return 'truncated PNG: IEND chunk missing'
+  return null
+}
+
+const isSof = (m) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc
+
+/** Walk the JPEG segments (and the entropy-coded data after SOS) to EOI. */
+function jpegWalk(data) {
+  let frame = null
+  let pos = 2
+  const result = (end) => ({ frame, end })
+  for (;;) {
+    if (pos >= data.length) return result('out')
+    if (data[pos] !== 0xff) return result(`corrupt JPEG: expected a marker at byte ${pos}`)
+    while (data[pos] === 0xff) pos++
+    if (pos >= data.length) return result('out')
+    const marker = data[pos++]
+    if (marker === 0xd9) return result('eoi')
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) continue
+    if (marker === 0x00 || marker === 0xd8) return result(`corrupt JPEG: unexpected marker at byte ${pos}`)
+    const length = be16(data, pos)
+    if (length === null) return result('out')
+    if (length < 2) return result(`corrupt JPEG: bad segment length at byte ${pos}`)
+    if (isSof(marker)) {
+      const height = be16(data, pos + 3)
+      const width = be16(data, pos + 5)
+      if (height === null || width === null) return result('out')
+      frame ??= { width, height }
+    }
+    pos += length
+    if (marker === 0xda) {
+      // Entropy-coded data ends at an 0xFF that is not stuffing, RST or fill.
+      for (;;) {
+        const ff = data.indexOf(0xff, pos)
+        if (ff < 0 || ff + 1 >= data.length) return result('out')
+        const next = data[ff + 1]
+        if (next === 0x00 || (next >= 0xd0 && next <= 0xd7) || next === 0xff) pos = ff + 1
+        else {
+          pos = ff
+          break
+        }
+      }
+    }
+  }
+}
+
+/** JPEG: SOI, well-formed segments, a frame header with a size, EOI. */
+function checkJpeg({ head, tail, whole }) {
+  if (!startsWith(head, [0xff, 0xd8, 0xff])) return 'corrupt JPEG: start-of-image marker missing'
+  const walk = jpegWalk(head)
+  if (walk.end === 'out') {
+    if (whole) return 'truncated JPEG: data ends before the end-of-image marker'
+    if (tail.indexOf(Buffer.from([0xff, 0xd9])) < 0) return 'truncated JPEG: end-of-image marker missing'
+  } else if (walk.end !== 'eoi') {
+    return walk.end
+  }
+  if (walk.frame) {
+    return walk.frame.width && walk.frame.height ? null : 'corrupt JPEG: frame header has a zero width or height'
+  }
+  return !whole && walk.end === 'out' ? null : 'JPEG has no frame header (SOF)'
+}
+
+/** GIF: header, screen size, well-formed blocks, an image, the trailer. */
+function checkGif({ head, tail, whole }) {
+  if (!startsWith(head, ascii('GIF87a')) && !startsWith(head, ascii('GIF89a'))) return 'corrupt GIF: bad header'
+  const w = le16(head, 6)
+  const h = le16(head, 8)
+  if (w === null || h === null) return 'truncated GIF: header incomplete'
+  if (!w || !h) return 'corrupt GIF: zero width or height'
+  const colorTable = (flags) => (flags & 0x80 ? 3 << ((flags & 7) + 1) : 0)
+  const skipSubBlocks = (pos) => {
+    for (;;) {
+      if (pos >= head.length) return null
+      const n = head[pos]
+      pos += 1 + n
+      if (n === 0) return pos
+    }
+  }
+  let end = 'out'
+  let images = 0
+  if (head.length > 10) {
+    let pos = 13 + colorTable(head[10])
+    for (;;) {
+      if (pos >= head.length) break
+      const block = head[pos]
+      let next = null
+      if (block === 0x3b) {
+        end = 'trailer'
+        break
+      } else if (block === 0x21) {
+        next = skipSubBlocks(pos + 2)
+      } else if (block === 0x2c) {
+        images++
+        if (pos + 9 < head.length) next = skipSubBlocks(pos + 11 + colorTable(head[pos + 9]))
+      } else {
+        return `corrupt GIF: unknown block 0x${block.toString(16).toUpperCase().padStart(2, '0')} at byte ${pos}`
+      }
+      if (next === null) break
+      pos = next
+    }
+  }
+  if (end === 'trailer') return images ? null : 'corrupt GIF: no image in the file'
+  if (whole) return 'truncated GIF: data ends before the trailer'
+  return tail[tail.length - 1] === 0x3b ? null : 'truncated GIF: trailer byte missing at the end'
+}
+
+function webpDimensions(head) {
+  const kind = head.toString('latin1', 12, 16)
+  if (kind === 'VP8 ' && head.length >= 30) return [le16(head, 26) & 0x3fff, le16(head, 28) & 0x3fff]
+  if (kind === 'VP8L' && head[20] === 0x2f && head.length >= 25) {
+    const bits = le32(head, 21)
+    return [(bits & 0x3fff) + 1, ((bits >>> 14) & 0x3fff) + 1]
+  }
+  if (kind === 'VP8X' && head.length >= 30) return [head.readUIntLE(24, 3) + 1, head.readUIntLE(27, 3) + 1]
+  return null
+}
+
+/** WebP: RIFF size matching the data, a known first chunk, chunks that fit. */
+function checkWebp({ head, len, whole }) {
+  if (!startsWith(head, ascii('RIFF')) || !startsWith(head, ascii('WEBP'), 8)) return 'corrupt WebP: bad RIFF header'
+  const size = le32(head, 4)
+  if (size === null) return 'truncated WebP: header incomplete'
+  const riffEnd = size + 8
+  if (riffEnd > len) return `truncated WebP: RIFF header says ${riffEnd} bytes, data has ${len}`
+  if (len > riffEnd + 1) return 'corrupt WebP: data is longer than its RIFF size'
+  if (head.length < 16) return 'truncated WebP: header incomplete'
+  const kind = head.toString('latin1', 12, 16)
+  let frameOk
+  if (kind === 'VP8 ') frameOk = startsWith(head, [0x9d, 0x01, 0x2a], 23)
+  else if (kind === 'VP8L') frameOk = head[20] === 0x2f
+  else if (kind === 'VP8X') frameOk = true
+  else return `corrupt WebP: unknown first chunk ${JSON.stringify(kind)}`
+  const dims = webpDimensions(head)
+  if (!frameOk || !dims || !dims[0] || !dims[1]) return 'corrupt WebP: bad frame header'
+  let pos = 12
+  while (pos + 8 <= head.length) {
+    const chunkSize = head.readUInt32LE(pos + 4)
+    const end = pos + 8 + chunkSize + (chunkSize & 1)
+    // The pad byte of the last chunk may be missing.
+    if (end > riffEnd + 1) return `truncated WebP: ${head.toString('latin1', pos, pos + 4)} chunk runs past the end of the data`
+    pos = end
+  }
+  if (whole && pos < riffEnd) return 'corrupt WebP: stray bytes after the last chunk'
+  return null
+}
+
+/** PDF: %PDF- in the first 1 KiB, %%EOF in the last 1 KiB, and a startxref
+ * that points at a cross-reference table when it can be checked. */
+function checkPdf({ head, tail, len }) {
+  const base = head.subarray(0, 1024).indexOf('%PDF-')
+  if (base < 0) return 'corrupt PDF: %PDF- header missing'
+  const end = tail.subarray(Math.max(0, tail.length - 1024))
+  if (end.lastIndexOf('%%EOF') < 0) return 'truncated PDF: %%EOF marker missing at the end'
+  const at = end.lastIndexOf('startxref')
+  const match = at >= 0 && /^[\t\n\f\r ]*(\d+)/.exec(end.toString('latin1', at + 9))
+  if (!match) return null // readers rebuild a missing table
+  const target = Number(match[1]) + base
+  if (!(target < len)) return 'corrupt PDF: startxref points past the end of the data'
+  const tailStart = len - tail.length
+  const rest = target < head.length ? head.subarray(target) : target >= tailStart ? tail.subarray(target - tailStart) : null
+  if (rest && !/^[\t\n\f\r ]*(xref|\d)/.test(rest.toString('latin1', 0, 64))) {
+    return 'corrupt PDF: startxref does not point at a cross-reference table'
+  }
+  return null
+}
+
+const CHECKS = {
+  'image/png': checkPng,
+  'image/jpeg': checkJpeg,
+  'image/gif': checkGif,
+  'image/webp': checkWebp,
+  'application/pdf': checkPdf,
+}
+
+/** Width and height from the header (image-size), or null. */
+function dimensions(buf) {
+  try {
+    const { width, height } = imageSize(buf)
+    return width > 0 && height > 0 ? { width, height } : null
+  } catch {
+    return null
+  }
+}
+
+// -------------------------------------------------------------- classify
+
+/** What the bytes are and where they go: attach, text or spill. */
+async function decide(buf, declared, fromBase64) {
+  const len = buf.length
+  const whole = !fromBase64 || len <= HEAD_LEN + TAIL_LEN
+  const window = whole
+    ? { head: buf, tail: buf, len, whole }
+    : { head: buf.subarray(0, HEAD_LEN), tail: buf.subarray(len - TAIL_LEN), len, whole }
+  // ID3 (cover art) can push the real audio format past the head.
+  const id3 = startsWith(window.head, ascii('ID3'))
+  const sniffed = await sniff(whole || id3 ? buf : window.head)
+
+  if (sniffed) {
+    const limits = ATTACH_LIMITS[sniffed]
+    if (limits && len <= limits.maxBytes && !CHECKS[sniffed](window)) {
+      if (!limits.maxSide) return { route: 'attach', mediaType: sniffed }
+      // The header may lie past the head (a JPEG with a large EXIF block).
+      const size = dimensions(window.head) ?? (whole ? null : dimensions(buf))
+      if (size && size.width <= limits.maxSide && size.height <= limits.maxSide) {
+        return { route: 'attach', mediaType: sniffed }
+      }
+    }
+    if (TEXT_FORMATS.has(sniffed)) {
+      const encoding = detectEncoding(buf)
+      if (encoding) return { route: 'text', mediaType: sniffed, encoding }
+    }
+    return { route: 'spill', mediaType: sniffed }
+  }
+
+  // Not a known format: text if the declared type says so or says nothing
+  // specific and the bytes are clearly text.
+  const declaredTextual = declared !== null && isTextual(declared)
+  const encoding = detectEncoding(buf)
+  if (encoding && (declaredTextual || isClearlyText(buf, encoding))) {
+    // Keep a declared type that says text or names a format we do not know.
+    const vague = declared === null || isGenericBinary(declared)
+    const keep = declared !== null && (declaredTextual || (!vague && extension(declared) === 'bin'))
+    const mediaType = keep ? declared : 'text/plain'
+    // A specific binary declaration (image/png) on text bytes is not sent as text.
+    if (vague || declaredTextual || extension(declared) === 'bin') return { route: 'text', mediaType, encoding }
+    return { route: 'spill', mediaType }
+  }
+  return { route: 'spill', mediaType: declared ?? OCTET_STREAM }
+}
+
+// ------------------------------------------------------------------ store
+
+let sequence = 0
+
+/** Save like the native store: a temp file in the same folder, then a link
+ * to the final name, so no reader sees half a file and nothing is overwritten. */
+async function save(outputDir, buf, ext) {
+  await fs.promises.mkdir(outputDir, { recursive: true, mode: 0o700 })
+  const tmp = path.join(outputDir, `.tmp_${process.pid}_${++sequence}_${Math.random().toString(36).slice(2)}`)
+  await fs.promises.writeFile(tmp, buf, { mode: 0o600 })
+  try {
+    for (;;) {
+      const id = `${Date.now()}_${String(++sequence).padStart(6, '0')}_${process.pid}`
+      const file = path.join(outputDir, `tool_${id}.${ext}`)
+      try {
+        await fs.promises.link(tmp, file)
+        return file
+      } catch (error) {
+        if (error.code !== 'EEXIST') throw error
+      }
+    }
+  } finally {
+    await fs.promises.unlink(tmp).catch(() => {})
+  }
+}
+
+// ------------------------------------------------------------------ parts
+
+function invalidArgument(message) {
+  return Object.assign(new TypeError(message), { code: 'INVALID_ARGUMENT' })
+}
+
+function fileName(uri) {
+  const p = uri.split(/[?#]/)[0]
+  const name = p.slice(p.lastIndexOf('/') + 1)
+  return name && !p.endsWith(':') ? name : undefined
+}
+
+function isForModel(part) {
+  const audience = part.annotations?.audience
+  return !Array.isArray(audience) || audience.includes('assistant')
+}
+
+const str = (v) => (typeof v === 'string' ? v : undefined)
+
+/** One media part: validate, decode, classify, route, save. */
+async function mediaToContent(kind, uri, mimeType, data, outputDir) {
+  const label = uri ? `Resource ${uri}` : kind[0].toUpperCase() + kind.slice(1)
+  const binaryLabel = uri ? `Binary resource ${uri}` : `Binary ${kind}`
+  const declared = essence(mimeType) || null
+  const unreadable = (problem, mt = declared ?? OCTET_STREAM) => ({
+    type: 'text',
+    text: `[${label} (${mt}): ${problem}; nothing was saved]`,
+  })
+
+  let buf
+  let canonical = false
+  const fromBase64 = typeof data === 'string'
+  if (fromBase64) {
+    const checked = checkBase64(data)
+    if (checked.error) return unreadable(`invalid base64 data (${checked.error})`)
+    canonical = checked.canonical
+    buf = Buffer.from(data, 'base64')
+  } else if (data == null) {
+    buf = Buffer.alloc(0) // no data at all reads as empty data
+  } else if (data instanceof Uint8Array) {
+    buf = Buffer.from(data.buffer, data.byteOffset, data.byteLength) // a view, no copy
+  } else {
+    throw invalidArgument('`data` must be a base64 string or a Uint8Array')
+  }
+  if (buf.length === 0) return unreadable('empty data')
+
+  const d = await decide(buf, declared, fromBase64)
+  if (d.route === 'attach') {
+    const part = { type: 'file', mediaType: d.mediaType, data: canonical ? data : buf.toString('base64') }
+    if (uri !== undefined) part.uri = uri
+    const filename = uri && fileName(uri)
+    if (filename) part.filename = filename
+    return part
+  }
+  if (d.route === 'text') return { type: 'text', text: `[${label} (${d.mediaType})]\n${decodeText(buf, d.encoding)}` }
+  try {
+    const file = await save(outputDir, buf, extension(d.mediaType))
+    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes) saved to ${file}]` }
+  } catch (error) {
+    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes) could not be saved: ${error.message}]` }
+  }
+}
+
+/**
+ * The reference `toContentAsync`: the same part as the native library for
+ * an MCP content part, or null when its audience leaves the assistant out.
+ */
+export async function toContentJs(part, { outputDir } = {}) {
+  if (part === null || typeof part !== 'object') throw invalidArgument('a content part must be an object with a `type`')
+  if (!isForModel(part)) return null
+  const type = str(part.type) ?? ''
+  switch (type) {
+    case 'text':
+      return { type: 'text', text: str(part.text) ?? '' }
+    case 'image':
+    case 'audio':
+      return mediaToContent(type, undefined, str(part.mimeType), part.data, outputDir)
+    case 'media':
+      return mediaToContent('media', str(part.uri), str(part.mimeType), part.data, outputDir)
+    case 'resource': {
+      const r = part.resource
+      if (r === null || typeof r !== 'object') return { type: 'text', text: '[Resource part without a `resource` object]' }
+      const uri = str(r.uri) ?? ''
+      if (typeof r.text === 'string') {
+        const mt = essence(r.mimeType) || 'text/plain'
+        return { type: 'text', text: `[${uri ? `Resource ${uri}` : 'Media'} (${mt})]\n${r.text}` }
+      }
+      return mediaToContent('media', uri, str(r.mimeType), r.blob, outputDir)
+    }
+    case 'resource_link': {
+      const size = part.size
+      const details = [str(part.name), str(part.mimeType), Number.isInteger(size) && size >= 0 ? `${size} bytes` : undefined]
+        .filter((s) => s)
+      let text = `[Resource link ${str(part.uri) ?? ''}${details.length ? ` (${details.join(', ')})` : ''}]`
+      if (str(part.description)) text += `\n${part.description}`
+      return { type: 'text', text }
+    }
+    default:
+      return { type: 'text', text: `[Unsupported content part of type "${type}"]` }
+  }
+}
+
+/** The naive floor agents do today: forward whatever was declared, unchecked. */
+export function passThrough(part) {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text }
+    case 'image':
+    case 'audio':
+      return { type: 'file', mediaType: part.mimeType, data: part.data }
+    case 'resource':
+      if (part.resource.blob !== undefined) return { type: 'file', mediaType: part.resource.mimeType, data: part.resource.blob }
+      return { type: 'text', text: part.resource.text }
+    default:
+      return null
+  }
+}

@@ -1,0 +1,187 @@
+// The benchmark scenarios: MCP tool-result parts of the sizes and kinds an
+// agent meets, with the targets each one is read against.
+//
+// A scenario builds its parts lazily (`build()`), so a 32 MiB input exists
+// only while its scenario runs.
+
+import * as fx from './fixtures.mjs'
+
+const { KB, MB, MiB } = fx
+
+const b64 = (bytes) => bytes.toString('base64')
+
+const image = (data, mimeType) => ({ type: 'image', data, mimeType })
+const blob = (uri, mimeType, data) => ({ type: 'resource', resource: { uri, mimeType, blob: data } })
+const text = (size) => ({ type: 'text', text: fx.plainText(size) })
+
+/** Image, PDF and spill inputs come as a base64 string (MCP's wire form) and as a Buffer. */
+function forms(id, title, bytes, makePart) {
+  return [
+    { id: `${id}-b64`, title: `${title}, base64`, build: () => [makePart(b64(bytes()))] },
+    { id: `${id}-buf`, title: `${title}, Buffer`, build: () => [makePart(bytes())] },
+  ]
+}
+
+const SMALL = { small: true } // target: native not slower than JS
+const ATTACH = { attach: true } // target: native >= 5x faster than JS
+
+/**
+ * Scenario fields:
+ *   id, title     names in the table and the JSON
+ *   build()       the parts of one tool result
+ *   sequential    convert the parts one after the other (else Promise.all, as in the README)
+ *   spills        the conversion writes files: the output folder is emptied between iterations
+ *   blocked       measure how long the JS thread is blocked (inputs of 100 KB and more)
+ *   memory        measure memory in fresh child processes (list of implementations)
+ *   quick         part of the quick run
+ *   targets       small | attach | oneCopy (max ratio) | spill
+ */
+export const scenarios = [
+  { id: 'text-100b', title: 'text 100 B', build: () => [text(100)], quick: true, targets: SMALL },
+  { id: 'text-100kb', title: 'text 100 KB', build: () => [text(100 * KB)], quick: true },
+
+  ...forms('png-4kb', 'PNG 4 KB', () => fx.png(4 * KB), (d) => image(d, 'image/png')).map((s) => ({
+    ...s,
+    quick: s.id.endsWith('b64'),
+    targets: SMALL,
+  })),
+  ...forms('jpeg-4kb', 'JPEG 4 KB', () => fx.jpeg(4 * KB), (d) => image(d, 'image/jpeg')).map((s) => ({
+    ...s,
+    targets: SMALL,
+  })),
+  ...forms('png-100kb', 'PNG 100 KB', () => fx.png(100 * KB), (d) => image(d, 'image/png')).map((s) => ({
+    ...s,
+    quick: s.id.endsWith('b64'),
+    blocked: true,
+    targets: ATTACH,
+  })),
+  ...forms('jpeg-100kb', 'JPEG 100 KB', () => fx.jpeg(100 * KB), (d) => image(d, 'image/jpeg')).map((s) => ({
+    ...s,
+    quick: s.id.endsWith('b64'),
+    blocked: true,
+    targets: ATTACH,
+  })),
+  ...forms('png-5mb', 'PNG 5 MB', () => fx.png(5 * MB), (d) => image(d, 'image/png')).map((s) => ({
+    ...s,
+    quick: s.id.endsWith('b64'),
+    blocked: true,
+    memory: s.id.endsWith('b64') ? ['nativeSync', 'nativeAsync', 'js', 'oneCopy'] : undefined,
+    targets: s.id.endsWith('b64') ? { ...ATTACH, oneCopy: 3 } : ATTACH,
+  })),
+  ...forms('jpeg-5mb', 'JPEG 5 MB', () => fx.jpeg(5 * MB), (d) => image(d, 'image/jpeg')).map((s) => ({
+    ...s,
+    blocked: true,
+    targets: ATTACH,
+  })),
+  {
+    id: 'pdf-2mb-b64',
+    title: 'PDF 2 MB, base64 blob',
+    build: () => [blob('file:///report.pdf', 'application/pdf', b64(fx.pdf(2 * MB)))],
+    quick: true,
+    blocked: true,
+  },
+  {
+    id: 'markdown-1mb-b64',
+    title: 'markdown 1 MB, base64 blob',
+    build: () => [blob('file:///notes.md', 'text/markdown', b64(fx.markdown(1 * MB)))],
+    quick: true,
+    blocked: true,
+    memory: ['nativeAsync', 'js', 'oneCopy'],
+  },
+  {
+    id: 'spill-1mib-b64',
+    title: 'binary spill 1 MiB, base64 blob',
+    build: () => [blob('file:///data.bin', 'application/octet-stream', b64(fx.randomBytes(1 * MiB, 5)))],
+    spills: true,
+    quick: true,
+    blocked: true,
+  },
+  {
+    id: 'spill-32mib-b64',
+    title: 'binary spill 32 MiB, base64 blob',
+    build: () => [blob('file:///data.bin', 'application/octet-stream', b64(fx.randomBytes(32 * MiB, 6)))],
+    spills: true,
+    quick: true,
+    blocked: true,
+    memory: ['nativeSync', 'nativeAsync', 'js', 'oneCopy'],
+    targets: { spill: true },
+  },
+  {
+    id: 'spill-32mib-buf',
+    title: 'binary spill 32 MiB, Buffer blob',
+    build: () => [blob('file:///data.bin', 'application/octet-stream', fx.randomBytes(32 * MiB, 6))],
+    spills: true,
+    blocked: true,
+    memory: ['nativeAsync', 'js'],
+  },
+  {
+    id: 'mixed',
+    title: 'mixed tool result (5 parts)',
+    build: () => [
+      { type: 'text', text: 'Screenshot taken; page report and notes attached.' },
+      image(b64(fx.png(300 * KB, 7)), 'image/png'),
+      blob('file:///notes.md', 'text/markdown', b64(fx.markdown(20 * KB, 8))),
+      { type: 'resource_link', uri: 'file:///logs/app.log', name: 'app.log', mimeType: 'text/plain', size: 1234567 },
+      blob('file:///report.pdf', 'application/pdf', b64(fx.smallPdf())),
+    ],
+    quick: true,
+    blocked: true,
+  },
+  {
+    id: 'small-x1000',
+    title: '1,000 small parts in a row',
+    build: () => {
+      const png = b64(fx.png(4 * KB, 9))
+      const cycle = [
+        text(100),
+        image(png, 'image/png'),
+        { type: 'resource_link', uri: 'file:///src/main.rs', name: 'main.rs', mimeType: 'text/x-rust' },
+        { type: 'resource', resource: { uri: 'file:///a.json', mimeType: 'application/json', text: '{"ok":true}' } },
+      ]
+      return Array.from({ length: 1000 }, (_, i) => cycle[i % cycle.length])
+    },
+    sequential: true,
+    quick: true,
+    targets: SMALL,
+  },
+]
+
+/** Base64 strings for `classify`, of three sizes: the sniff reads a fixed window. */
+export const classifySizes = [
+  { id: 'classify-100kb', title: 'classify PNG 100 KB b64', size: 100 * KB },
+  { id: 'classify-5mb', title: 'classify PNG 5 MB b64', size: 5 * MB },
+  { id: 'classify-32mib', title: 'classify PNG 32 MiB b64', size: 32 * MiB },
+]
+
+export function classifyInput(size) {
+  const valid = b64(fx.png(size, 10))
+  // Same length, one bad symbol near the end: `classify` validates all of it,
+  // then stops before any sniffing. Its time is the read + validation share.
+  const at = valid.length - 8
+  const invalidAtEnd = valid.slice(0, at) + '!' + valid.slice(at + 1)
+  return { valid, invalidAtEnd }
+}
+
+export function findScenario(id) {
+  const scenario = scenarios.find((s) => s.id === id)
+  if (!scenario) throw new Error(`unknown scenario ${id}`)
+  return scenario
+}
+
+/** The bytes the caller handed over: string lengths and byte lengths of all data. */
+export function inputSize(parts) {
+  let given = 0
+  for (const part of parts) {
+    const data = dataOf(part)
+    if (typeof data === 'string') given += data.length
+    else if (data) given += data.byteLength
+  }
+  return given
+}
+
+/** A part's payload: text, base64 string or bytes (undefined for a resource link). */
+export function dataOf(part) {
+  if (part.type === 'text') return part.text
+  if (part.type === 'resource') return part.resource.blob ?? part.resource.text
+  return part.data
+}
