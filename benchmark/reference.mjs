@@ -219,7 +219,10 @@ export function isClearlyText(buf, encoding) {
     units = buf.subarray(0, SAMPLE)
   } else {
     const body = buf.subarray(2, Math.min(buf.length, SAMPLE + 2))
-    units = utf16Units(body.subarray(0, body.length & ~1), encoding === 'utf-16be')
+    units = new Uint16Array(body.length >> 1)
+    for (let i = 0; i < units.length; i++) {
+      units[i] = encoding === 'utf-16be' ? (body[2 * i] << 8) | body[2 * i + 1] : body[2 * i] | (body[2 * i + 1] << 8)
+    }
   }
   if (units.length === 0) return false
   let control = 0
@@ -312,8 +315,9 @@ function sniffAttachable(head) {
   return null
 }
 
-/** SVG and XML by their root element after the prolog (file-type leaves SVG
- * out and names any `<?xml` file XML). */
+/** Text formats by their content: WebVTT, iCalendar, vCard, and SVG or XML
+ * by the root element after the prolog (file-type leaves SVG out and names
+ * any `<?xml` file XML). */
 function sniffMarkup(head) {
   let text = head.subarray(0, 4096)
   if (text[0] === 0xef && text[1] === 0xbb && text[2] === 0xbf) text = text.subarray(3)
@@ -327,7 +331,10 @@ function sniffMarkup(head) {
     }
     text = narrow
   }
-  let s = text.toString('latin1')
+  let s = text.toString('latin1').replace(/^[\t\n\f\r ]+/, '')
+  if (/^WEBVTT([\t\n\r ]|$)/.test(s)) return 'text/vtt'
+  if (s.startsWith('BEGIN:VCALENDAR')) return 'text/calendar'
+  if (s.startsWith('BEGIN:VCARD')) return 'text/vcard'
   let declared = false
   for (;;) {
     s = s.replace(/^[\t\n\f\r ]+/, '')
@@ -339,7 +346,7 @@ function sniffMarkup(head) {
       // An internal subset in brackets may hold '>' characters.
       const bracket = s.indexOf('[')
       const end = s.indexOf('>')
-      close = bracket >= 0 && (end < 0 || bracket < end) ? ']>' : '>'
+      close = bracket >= 0 && end >= 0 && bracket < end ? ']>' : '>'
     } else break
     const end = s.indexOf(close)
     if (end < 0) return null
@@ -351,14 +358,15 @@ function sniffMarkup(head) {
 }
 
 /** The media type of the bytes, named as the native sniffer names it. */
-async function sniff(head) {
+async function sniff(all) {
+  const head = all
   const attachable = sniffAttachable(head)
   if (attachable) return attachable
   const found = await fileTypeFromBuffer(head)
   if (found && found.ext !== 'xml') {
     if (FILE_TYPE_TEXT_FORMATS.has(found.ext)) {
-      const encoding = detectEncoding(head)
-      if (encoding && isClearlyText(head, encoding)) return null
+      const encoding = detectEncoding(all)
+      if (encoding && isClearlyText(all, encoding)) return null
     }
     return OOXML_BY_EXT[found.ext] ?? FILE_TYPE_NAMES_BY_EXT[found.ext] ?? FILE_TYPE_NAMES[found.mime] ?? found.mime
   }
@@ -410,8 +418,8 @@ function checkPng({ head, tail, len, whole }) {
     if (length > 0x7fffffff) return `corrupt PNG: ${name} chunk length out of range`
     const end = pos + 12 + length
     if (end > len) return `truncated PNG: ${name} chunk runs past the end of the data`
-    if (end > head.length) break // the chunk goes on past the bytes in view
-    if (head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4))) {
+    if (end - 4 > head.length) break // the chunk goes on past the bytes in view
+    if (end > head.length || head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4))) {
       return `corrupt PNG: CRC mismatch in ${name} chunk`
     }
     if (name === 'IDAT') seenIdat = true
@@ -573,15 +581,23 @@ function checkPdf({ head, tail, len }) {
   if (end.lastIndexOf('%%EOF') < 0) return 'truncated PDF: %%EOF marker missing at the end'
   const at = end.lastIndexOf('startxref')
   const match = at >= 0 && /^[\t\n\f\r ]*(\d+)/.exec(end.toString('latin1', at + 9))
-  if (!match) return null // readers rebuild a missing table
+  // Readers rebuild a missing table (or one whose offset does not parse).
+  if (!match || BigInt(match[1]) > 0xffffffffffffffffn) return null
   const target = Number(match[1]) + base
   if (!(target < len)) return 'corrupt PDF: startxref points past the end of the data'
   const tailStart = len - tail.length
-  const rest = target < head.length ? head.subarray(target) : target >= tailStart ? tail.subarray(target - tailStart) : null
-  if (rest && !/^[\t\n\f\r ]*(xref|\d)/.test(rest.toString('latin1', 0, 64))) {
+  const rest = target <= head.length ? head.subarray(target) : target >= tailStart ? tail.subarray(target - tailStart) : null
+  if (rest && !pointsAtXref(rest)) {
     return 'corrupt PDF: startxref does not point at a cross-reference table'
   }
   return null
+}
+
+/** `xref` or `N G obj` after optional whitespace. */
+function pointsAtXref(rest) {
+  let i = 0
+  while (i < rest.length && (rest[i] === 32 || (rest[i] >= 9 && rest[i] <= 13 && rest[i] !== 11))) i++
+  return rest.toString('latin1', i, i + 4) === 'xref' || (rest[i] >= 48 && rest[i] <= 57)
 }
 
 const CHECKS = {
@@ -611,9 +627,8 @@ async function decide(buf, declared, fromBase64) {
   const window = whole
     ? { head: buf, tail: buf, len, whole }
     : { head: buf.subarray(0, HEAD_LEN), tail: buf.subarray(len - TAIL_LEN), len, whole }
-  // ID3 (cover art) can push the real audio format past the head.
-  const id3 = startsWith(window.head, ascii('ID3'))
-  const sniffed = await sniff(whole || id3 ? buf : window.head)
+  // file-type reads as far into the buffer as the format needs.
+  const sniffed = await sniff(buf)
 
   if (sniffed) {
     const limits = ATTACH_LIMITS[sniffed]

@@ -158,11 +158,18 @@ fn classify_unsniffed(data: &Data, c: &mut Classification) {
         .declared_media_type
         .as_deref()
         .is_some_and(media_type::is_textual);
-    let bytes = data.full();
-    let encoding = text::detect_encoding(bytes);
-    let is_text = match encoding {
-        Some(encoding) => declared_textual || text::is_clearly_text(bytes, encoding),
-        None => false,
+    // Decide from the head when it already shows binary, so a large blob is
+    // never decoded whole just to learn it is not text.
+    let window = data.window();
+    let head_may_be_text =
+        window.is_whole() || text::head_may_be_text(window.head, declared_textual);
+    let (encoding, is_text) = if head_may_be_text {
+        let bytes = data.full();
+        let encoding = text::detect_encoding(bytes);
+        let is_text = encoding.is_some_and(|e| declared_textual || text::is_clearly_text(bytes, e));
+        (encoding, is_text)
+    } else {
+        (None, false)
     };
     if is_text {
         c.kind = Kind::Text;

@@ -91,6 +91,26 @@ pub fn is_clearly_text(bytes: &[u8], encoding: TextEncoding) -> bool {
     (control as f64) <= MAX_CONTROL_SHARE * sample.len() as f64
 }
 
+/// Whether data starting with `head` can still turn out to be text: its
+/// head is valid up to a character cut at the end and, unless the declared
+/// type says text, passes the control-character test. `false` is final;
+/// `true` needs the whole data to confirm.
+pub fn head_may_be_text(head: &[u8], declared_textual: bool) -> bool {
+    let encoding = if head.starts_with(UTF16LE_BOM) {
+        TextEncoding::Utf16Le
+    } else if head.starts_with(UTF16BE_BOM) {
+        TextEncoding::Utf16Be
+    } else {
+        match simdutf8::compat::from_utf8(head) {
+            Ok(_) => TextEncoding::Utf8,
+            // No error length: the input ended inside a character.
+            Err(error) if error.error_len().is_none() => TextEncoding::Utf8,
+            Err(_) => return false,
+        }
+    };
+    declared_textual || is_clearly_text(head, encoding)
+}
+
 /// Decode `bytes` in `encoding`, dropping a leading BOM. `None` when the
 /// bytes are not valid in that encoding.
 pub fn decode(bytes: &[u8], encoding: TextEncoding) -> Option<String> {
@@ -164,6 +184,16 @@ mod tests {
         assert_eq!(detect_encoding(b"\xff\x00\x80"), None);
         // Unpaired surrogate in UTF-16.
         assert_eq!(detect_encoding(b"\xFF\xFE\x00\xD8"), None);
+    }
+
+    #[test]
+    fn head_may_be_text_allows_a_character_cut_at_the_end() {
+        let text = "h\u{e9}llo w\u{f6}rld".as_bytes();
+        assert!(head_may_be_text(&text[..2], false), "cut inside \u{e9}");
+        assert!(head_may_be_text(text, false));
+        assert!(!head_may_be_text(b"abc\xff\xfedef", true));
+        assert!(!head_may_be_text(b"abc\0def", false));
+        assert!(head_may_be_text(b"abc\0def", true));
     }
 
     #[test]

@@ -1,0 +1,282 @@
+// Differential test: the pure-JS reference of benchmark/reference.mjs must
+// give the same model parts as the native toContentAsync, on every corpus
+// file and on generated cases, so that the benchmark races like for like.
+// Notes of saved files are compared with the path replaced by a placeholder,
+// and the saved files' bytes are compared.
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import zlib from 'node:zlib'
+import { toContentJs, passThrough } from '../benchmark/reference.mjs'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const corpusDir = process.env.MCP_CONTENT_CORPUS
+  ? path.resolve(process.env.MCP_CONTENT_CORPUS)
+  : path.resolve(repoRoot, '../shared/corpus/file-type')
+const require = createRequire(import.meta.url)
+const { toContentAsync } = require(process.env.MCP_CONTENT_MODULE ? path.resolve(process.env.MCP_CONTENT_MODULE) : repoRoot)
+
+// Formats only one of the two sniffers knows. Both save the file (same
+// decision, same bytes); only the media type the note names differs, and so
+// the saved file's extension. Everything else in the note is compared.
+const NAMING_EXCEPTIONS = {
+  // file-type knows these formats; the native sniffer does not and names the
+  // declared type (or application/octet-stream).
+  'fixture-big-endian.mie': 'file-type: application/x-mie',
+  'fixture-little-endian.mie': 'file-type: application/x-mie',
+  'fixture-cube_pc.drc': 'file-type: application/vnd.google.draco',
+  'fixture-line-weights.dwg': 'file-type: image/vnd.dwg',
+  'fixture-unicode-tests.dat': 'file-type: application/x-ft-windows-registry-hive',
+  'fixture.alias': 'file-type: application/x.apple.alias',
+  'fixture.asar': 'file-type: application/x-asar',
+  'fixture2.asar': 'file-type: application/x-asar',
+  'fixture.dmg': 'file-type: application/x-apple-diskimage',
+  'fixture.fbx': 'file-type: application/x.autodesk.fbx',
+  'fixture.indd': 'file-type: application/x-indesign',
+  'fixture.jmp': 'file-type: application/x-jmp-data',
+  'fixture.shp': 'file-type: application/x-esri-shape',
+  'fixture.skp': 'file-type: application/vnd.sketchup.skp',
+  // The native sniffer finds MPEG frames after leading junk and a Matroska
+  // file with a damaged header; file-type finds nothing.
+  'fixture-bad-offset.mp3': 'native: audio/mpeg',
+  'fixture-bad-offset-10.mp3': 'native: audio/mpeg',
+  'fixture-corrupt.mkv': 'native: video/x-matroska',
+}
+
+/** The declared type a server would send for a file with this extension. */
+const TYPE_BY_EXTENSION = {
+  png: 'image/png', apng: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
+  bmp: 'image/bmp', tif: 'image/tiff', ico: 'image/x-icon', avif: 'image/avif', heic: 'image/heic',
+  pdf: 'application/pdf', mp3: 'audio/mpeg', wav: 'audio/wav', flac: 'audio/flac', ogg: 'audio/ogg',
+  m4a: 'audio/mp4', aac: 'audio/aac', mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm',
+  mkv: 'video/x-matroska', avi: 'video/x-msvideo', zip: 'application/zip', gz: 'application/gzip',
+  bz2: 'application/x-bzip2', xz: 'application/x-xz', zst: 'application/zstd', '7z': 'application/x-7z-compressed',
+  tar: 'application/x-tar', rar: 'application/vnd.rar', sqlite: 'application/vnd.sqlite3',
+  parquet: 'application/vnd.apache.parquet', wasm: 'application/wasm', xml: 'application/xml',
+  rtf: 'application/rtf', ps: 'application/postscript', vtt: 'text/vtt', ics: 'text/calendar', vcf: 'text/vcard',
+  epub: 'application/epub+zip', jar: 'application/java-archive',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+}
+
+const b64 = (bytes) => Buffer.from(bytes).toString('base64')
+const SAVED = /^(\[.*?) saved to (.+)\]$/s
+
+let root
+const dirs = { native: '', js: '' }
+before(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-reference-'))
+  dirs.native = path.join(root, 'native')
+  dirs.js = path.join(root, 'js')
+})
+after(() => fs.rmSync(root, { recursive: true, force: true }))
+
+/** A part with the saved file's path replaced and its bytes read. */
+function normalise(result, { ignoreMediaType = false } = {}) {
+  if (result?.type !== 'text') return result
+  const saved = SAVED.exec(result.text)
+  if (!saved) return result
+  let head = saved[1]
+  if (ignoreMediaType) head = head.replace(/ \(([^()]*), (\d+ bytes)\)$/, ' (<media type>, $2)')
+  return { type: 'text', text: `${head} saved to <path>]`, saved: fs.readFileSync(saved[2]) }
+}
+
+/** Native and reference results for one part, or a description of how they differ. */
+async function differ(part, options = {}) {
+  const native = await toContentAsync(part, { outputDir: dirs.native })
+  const js = await toContentJs(part, { outputDir: dirs.js })
+  const a = normalise(native, options)
+  const b = normalise(js, options)
+  try {
+    assert.deepEqual(b, a)
+    return null
+  } catch {
+    const show = (r) => JSON.stringify(r && { ...r, data: r.data?.length > 80 ? `${r.data.slice(0, 40)}... (${r.data.length})` : r.data, saved: r.saved && `${r.saved.length} bytes` })
+    return `native: ${show(a)}\n  js:     ${show(b)}`
+  }
+}
+
+async function assertSame(part) {
+  const diff = await differ(part)
+  assert.equal(diff, null, diff ?? '')
+}
+
+// ------------------------------------------------------------------ corpus
+
+const corpusFiles = fs.existsSync(corpusDir)
+  ? fs.readdirSync(corpusDir).filter((f) => f !== 'README.md' && fs.statSync(path.join(corpusDir, f)).isFile()).sort()
+  : []
+
+describe('reference == native on the corpus', () => {
+  test('the corpus is there', () => assert.ok(corpusFiles.length > 200, `only ${corpusFiles.length} corpus files in ${corpusDir}`))
+
+  const shapes = {
+    'image declared image/png': (data) => ({ type: 'image', mimeType: 'image/png', data }),
+    'resource blob declared application/octet-stream': (data, name) => ({
+      type: 'resource',
+      resource: { uri: `file:///${name}`, mimeType: 'application/octet-stream', blob: data },
+    }),
+    'resource blob declared by extension': (data, name) => {
+      const mimeType = TYPE_BY_EXTENSION[name.slice(name.lastIndexOf('.') + 1).toLowerCase()]
+      return mimeType && { type: 'resource', resource: { uri: `file:///${name}`, mimeType, blob: data } }
+    },
+  }
+  for (const [shape, build] of Object.entries(shapes)) {
+    for (const [form, encode] of [['base64', b64], ['Uint8Array', (bytes) => new Uint8Array(bytes)]]) {
+      test(`${shape}, data as ${form}`, async () => {
+        const failures = []
+        let compared = 0
+        for (const name of corpusFiles) {
+          const part = build(encode(fs.readFileSync(path.join(corpusDir, name))), name)
+          if (!part) continue
+          compared++
+          const diff = await differ(part, { ignoreMediaType: name in NAMING_EXCEPTIONS })
+          if (diff) failures.push(`${name}\n  ${diff}`)
+        }
+        assert.ok(compared > 0)
+        assert.deepEqual(failures, [], failures.join('\n'))
+      })
+    }
+  }
+
+  test('the exceptions are still needed and still decide alike', async () => {
+    // An exception that no longer differs should be removed from the list.
+    for (const name of Object.keys(NAMING_EXCEPTIONS)) {
+      if (!corpusFiles.includes(name)) continue
+      const part = { type: 'image', mimeType: 'image/png', data: b64(fs.readFileSync(path.join(corpusDir, name))) }
+      assert.notEqual(await differ(part), null, `${name} is no longer a naming difference`)
+      assert.equal(await differ(part, { ignoreMediaType: true }), null, name)
+    }
+  })
+})
+
+// --------------------------------------------------------------- generated
+
+function chunk(type, data) {
+  const out = Buffer.alloc(12 + data.length)
+  out.writeUInt32BE(data.length, 0)
+  out.write(type, 4, 'latin1')
+  Buffer.from(data).copy(out, 8)
+  out.writeUInt32BE(zlib.crc32(out.subarray(4, 8 + data.length)), 8 + data.length)
+  return out
+}
+
+/** A valid RGB PNG; `idat` is the zlib stream (default: zero rows). */
+function makePng(width, height, idat) {
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr.set([8, 2, 0, 0, 0], 8)
+  idat ??= zlib.deflateSync(Buffer.alloc(height * (1 + 3 * width)))
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', idat),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+/** A PNG over 5 MiB: stored (level 0) deflate of random rows, fast to build. */
+function bigPng() {
+  const width = 1024
+  const height = 1800
+  const raw = Buffer.alloc(height * (1 + 3 * width))
+  // Random-looking bytes quickly: repeat a random 64 KiB block at odd offsets.
+  const block = Buffer.from(Array.from({ length: 65536 }, (_, i) => (i * 2654435761) >>> 24))
+  for (let at = 0; at < raw.length; at += 65521) block.copy(raw, at)
+  return makePng(width, height, zlib.deflateSync(raw, { level: 0 }))
+}
+
+const corpusFile = (name) => fs.readFileSync(path.join(corpusDir, name))
+const text = (s) => Buffer.from(s, 'utf8')
+const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])
+const utf16be = (s) => utf16le(s).swap16()
+const resource = (uri, mimeType, blob) => ({ type: 'resource', resource: { uri, mimeType, blob } })
+
+describe('reference == native on generated cases', () => {
+  const png = () => corpusFile('fixture.png')
+  const cases = {
+    'markdown blob': () => resource('file:///README.md', 'text/markdown', b64(text('# Title\n\nBody text.\n'))),
+    'markdown blob with charset': () => resource('file:///README.md', 'Text/Markdown; charset=utf-8', b64(text('# T\n'))),
+    patch: () => resource('file:///fix.patch', 'text/x-patch', b64(text('--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n'))),
+    json: () => resource('file:///data.json', 'application/json', b64(text('{"a": [1, 2, "é"]}\n'))),
+    'json as octet-stream': () => resource('file:///data.json', 'application/octet-stream', b64(text('{"a": 1}'))),
+    'text of an unknown declared type': () => resource('file:///x.custom', 'application/x-custom', b64(text('a,b\n1,2\n'))),
+    'text declared image/png': () => ({ type: 'image', mimeType: 'image/png', data: b64(text('Not Found\n')) }),
+    svg: () => resource('file:///icon.svg', 'image/svg+xml', b64(text('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>'))),
+    'svg declared image/png': () => ({ type: 'image', mimeType: 'image/png', data: b64(text('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>')) }),
+    'xml without declared type': () => resource('file:///a.xml', undefined, b64(text('<?xml version="1.0"?>\n<doc/>'))),
+    'UTF-16LE text with BOM': () => resource('file:///notes.txt', 'application/octet-stream', b64(utf16le('Grüße, 世界 😀\r\n'.repeat(5)))),
+    'UTF-16BE text with BOM': () => resource('file:///notes.txt', 'text/plain', b64(utf16be('plain words\n'))),
+    'UTF-16LE with an unpaired surrogate': () => resource('file:///n.txt', 'text/plain', b64(Buffer.concat([utf16le('ab'), Buffer.from([0x00, 0xd8])]))),
+    'UTF-8 with BOM': () => resource('file:///bom.txt', 'text/plain', b64(text('\ufeffhello\n'))),
+    'control-heavy bytes': () => resource('file:///c.bin', 'application/octet-stream', b64(Buffer.from([1, 2, 3, 4, 5, 6, 97]))),
+    'binary declared text/markdown': () => resource('file:///x.md', 'text/markdown', b64(Buffer.from([0xff, 0xfe, 0xfd, 0x00, 0x01]))),
+    'png (corpus)': () => ({ type: 'image', mimeType: 'image/png', data: b64(png()) }),
+    'png as Uint8Array in a media part with uri': () => ({ type: 'media', mimeType: 'image/png', uri: 'https://x.test/a.png?x=1', data: new Uint8Array(png()) }),
+    'truncated png (corpus png cut in half)': () => ({ type: 'image', mimeType: 'image/png', data: b64(png().subarray(0, png().length >> 1)) }),
+    'png with a bad CRC': () => {
+      const bad = makePng(4, 3)
+      bad[bad.length - 20] ^= 1 // inside IDAT
+      return { type: 'image', mimeType: 'image/png', data: b64(bad) }
+    },
+    'png > 5 MiB': () => ({ type: 'image', mimeType: 'image/png', data: b64(bigPng()) }),
+    'png > 5 MiB as Uint8Array': () => ({ type: 'image', mimeType: 'image/png', data: bigPng() }),
+    'png 9000x10': () => ({ type: 'image', mimeType: 'image/png', data: b64(makePng(9000, 10)) }),
+    'png 8000x10 (at the limit)': () => ({ type: 'image', mimeType: 'image/png', data: b64(makePng(8000, 10)) }),
+    'mislabelled jpeg': () => ({ type: 'image', mimeType: 'image/png', data: b64(corpusFile('fixture.jpg')) }),
+    'gif declared image/webp': () => resource('file:///a.webp', 'image/webp', b64(corpusFile('fixture.gif'))),
+    'pdf resource': () => resource('file:///doc.pdf', 'application/pdf', b64(corpusFile('fixture.pdf'))),
+    'truncated pdf': () => resource('file:///doc.pdf', 'application/pdf', b64(corpusFile('fixture.pdf').subarray(0, 300))),
+    'audio wav': () => ({ type: 'audio', mimeType: 'audio/wav', data: b64(corpusFile('fixture.wav')) }),
+    'empty base64': () => ({ type: 'image', mimeType: 'image/png', data: '' }),
+    'empty bytes': () => resource('file:///e', undefined, new Uint8Array(0)),
+    'no data at all': () => ({ type: 'audio', mimeType: 'audio/wav' }),
+    'base64 with a space': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVs bG8=' }),
+    "base64 with '*'": () => ({ type: 'image', mimeType: 'image/png', data: 'aGVs*bG8=' }),
+    "base64 with '!' at symbol 12": () => ({ type: 'image', mimeType: 'image/png', data: 'QUJDREVGR0hJ!0tM' }),
+    'base64 with a tab': () => resource('file:///x.png', 'image/png', 'aGVs\tbG8='),
+    'base64 with a control byte': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVs\u0001bG8=' }),
+    'base64 mixing both alphabets': () => ({ type: 'image', mimeType: 'image/png', data: 'ab+/cd-_' }),
+    'base64 of 1 mod 4 length': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVsb' }),
+    'base64 with non-ASCII': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVsbGé8' }),
+    'base64 with an emoji': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVs😀bG8=' }),
+    'base64 with too much padding': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVsbG8===' }),
+    'base64 with padding in the middle': () => ({ type: 'image', mimeType: 'image/png', data: 'QQ==QUFB' }),
+    'base64 with padding not completing a group': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVsbG8==' }),
+    'data: URL': () => ({ type: 'image', mimeType: 'image/png', data: `data:image/png;base64,${b64(png())}` }),
+    'unpadded base64 png': () => ({ type: 'image', mimeType: 'image/png', data: b64(png()).replace(/=+$/, '') }),
+    'url-safe base64 png': () => ({ type: 'image', mimeType: 'image/png', data: b64(corpusFile('fixture.jpg')).replace(/\+/g, '-').replace(/\//g, '_') }),
+    'line-broken base64 png': () => ({ type: 'image', mimeType: 'image/png', data: b64(png()).replace(/.{76}/g, '$&\r\n') }),
+    'base64 with non-zero trailing bits': () => resource('file:///q.txt', 'text/plain', 'QR=='),
+    'unknown binary (parquet)': () => resource('file:///data.parquet', 'application/vnd.apache.parquet', b64(Buffer.from('PAR1\x00\x01\x02\xffPAR1', 'latin1'))),
+    'unknown binary, no uri': () => ({ type: 'media', mimeType: 'application/x-thing', data: new Uint8Array([0, 1, 2, 3, 0xff]) }),
+    'resource blob without uri': () => ({ type: 'resource', resource: { mimeType: 'image/png', blob: b64(png()) } }),
+    resource_link: () => ({ type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain', size: 12, description: 'notes' }),
+    'resource_link, bare': () => ({ type: 'resource_link', uri: 'https://x/y' }),
+    'resource_link, fractional size': () => ({ type: 'resource_link', uri: 'https://x/y', name: 'y', size: 1.5 }),
+    'audience user': () => ({ type: 'text', text: 'for the user', annotations: { audience: ['user'] } }),
+    'audience user+assistant': () => ({ type: 'image', mimeType: 'image/png', data: b64(png()), annotations: { audience: ['user', 'assistant'] } }),
+    'audience assistant': () => ({ type: 'text', text: 'hi', annotations: { audience: ['assistant'] } }),
+    'embedded text resource': () => ({ type: 'resource', resource: { uri: 'file:///a.md', mimeType: 'text/markdown', text: '# Hi' } }),
+    'embedded text resource, no type, no uri': () => ({ type: 'resource', resource: { text: 'plain' } }),
+    'text part': () => ({ type: 'text', text: 'hello' }),
+    'unknown part type': () => ({ type: 'widget' }),
+  }
+  for (const [name, build] of Object.entries(cases)) {
+    test(name, async () => assertSame(build()))
+  }
+})
+
+describe('passThrough', () => {
+  test('forwards what was declared, unchecked', () => {
+    assert.deepEqual(passThrough({ type: 'image', mimeType: 'image/png', data: 'QUJD' }), { type: 'file', mediaType: 'image/png', data: 'QUJD' })
+    assert.deepEqual(passThrough({ type: 'text', text: 'x' }), { type: 'text', text: 'x' })
+    assert.deepEqual(passThrough(resource('file:///a.md', 'text/markdown', 'IyBU')), { type: 'file', mediaType: 'text/markdown', data: 'IyBU' })
+  })
+})
