@@ -52,7 +52,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * 0700 folder, and removes its own expired files.
  */
 export declare class ToolOutputStore {
-  constructor(dir?: string | undefined | null, options?: ToolOutputStoreOptions | undefined | null)
+  constructor(dir?: string, options?: ToolOutputStoreOptions)
   /** The folder files are saved in. */
   get dir(): string
   /** Save bytes, or a base64 string decoded first. */

@@ -96,7 +96,8 @@ async function differ(part, options = {}) {
     assert.deepEqual(b, a)
     return null
   } catch {
-    const show = (r) => JSON.stringify(r && { ...r, data: r.data?.length > 80 ? `${r.data.slice(0, 40)}... (${r.data.length})` : r.data, saved: r.saved && `${r.saved.length} bytes` })
+    const cut = (s) => (s?.length > 200 ? `${s.slice(0, 160)}... (${s.length} chars)` : s)
+    const show = (r) => JSON.stringify(r && { ...r, text: cut(r.text), data: cut(r.data), saved: r.saved && `${r.saved.length} bytes` })
     return `native: ${show(a)}\n  js:     ${show(b)}`
   }
 }
@@ -192,6 +193,47 @@ function bigPng() {
   return makePng(width, height, zlib.deflateSync(raw, { level: 0 }))
 }
 
+/** Deterministic bytes that do not compress. */
+function randomBytes(n, seed = 7) {
+  const out = Buffer.alloc(n)
+  for (let i = 0; i < n; i++) {
+    seed = (seed * 1103515245 + 12345) >>> 0
+    out[i] = seed >>> 24
+  }
+  return out
+}
+
+/** A ~200 KB PNG whose last IDAT chunk (past the first 64 KiB) has a bad CRC. */
+function pngWithLateBadCrc() {
+  const width = 256
+  const height = 256
+  const idat = zlib.deflateSync(randomBytes(height * (1 + 3 * width)), { level: 0 })
+  const png = makePng(width, height, idat)
+  png[png.length - 12 - 5] ^= 1 // the CRC of IDAT, the chunk before IEND
+  return png
+}
+
+/** A baseline JPEG over 64 KiB: the corpus JPEG with a large APP segment. */
+function bigJpeg() {
+  const jpeg = corpusFile('fixture.jpg')
+  const app = Buffer.alloc(4 + 65000)
+  app.set([0xff, 0xec], 0)
+  app.writeUInt16BE(65002, 2)
+  return Buffer.concat([jpeg.subarray(0, 2), app, jpeg.subarray(2)])
+}
+
+/** The corpus JPEG with a 60 KB comment after its frame header, so the
+ * size is in the first 64 KiB and the end-of-image marker is not. */
+function jpegWithLateEoi() {
+  const jpeg = corpusFile('fixture.jpg')
+  const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]))
+  const comment = Buffer.alloc(4 + 60000, 0x20)
+  comment.set([0xff, 0xfe], 0)
+  comment.writeUInt16BE(60002, 2)
+  const afterSof = sof + 2 + jpeg.readUInt16BE(sof + 2)
+  return Buffer.concat([jpeg.subarray(0, afterSof), comment, jpeg.subarray(afterSof)])
+}
+
 const corpusFile = (name) => fs.readFileSync(path.join(corpusDir, name))
 const text = (s) => Buffer.from(s, 'utf8')
 const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])
@@ -265,11 +307,34 @@ describe('reference == native on generated cases', () => {
     'audience assistant': () => ({ type: 'text', text: 'hi', annotations: { audience: ['assistant'] } }),
     'embedded text resource': () => ({ type: 'resource', resource: { uri: 'file:///a.md', mimeType: 'text/markdown', text: '# Hi' } }),
     'embedded text resource, no type, no uri': () => ({ type: 'resource', resource: { text: 'plain' } }),
+    'png > 64 KiB with a bad CRC past the first 64 KiB': () => ({ type: 'image', mimeType: 'image/png', data: b64(pngWithLateBadCrc()) }),
+    'png > 64 KiB with a bad CRC past the first 64 KiB, as Uint8Array': () => ({ type: 'image', mimeType: 'image/png', data: pngWithLateBadCrc() }),
+    'jpeg with 2 KiB after EOI': () => ({ type: 'image', mimeType: 'image/jpeg', data: b64(Buffer.concat([bigJpeg(), Buffer.alloc(2048)])) }),
+    'jpeg with 2 KiB after EOI, as Uint8Array': () => ({ type: 'image', mimeType: 'image/jpeg', data: Buffer.concat([bigJpeg(), Buffer.alloc(2048)]) }),
+    'jpeg > 64 KiB, EOI past the head, 2 KiB after EOI': () => ({ type: 'image', mimeType: 'image/jpeg', data: b64(Buffer.concat([jpegWithLateEoi(), Buffer.alloc(2048)])) }),
+    'jpeg > 64 KiB, EOI past the head, 2 KiB after EOI, as Uint8Array': () => ({ type: 'image', mimeType: 'image/jpeg', data: Buffer.concat([jpegWithLateEoi(), Buffer.alloc(2048)]) }),
+    'large text blob (UTF-8 cut at 64 KiB)': () => resource('file:///big.txt', 'application/octet-stream', b64(text('é'.repeat(50000)))),
+    'large random blob': () => resource('file:///r.bin', undefined, b64(randomBytes(200_000))),
+    'large line-broken base64': () => resource('file:///r.bin', undefined, b64(randomBytes(200_000)).replace(/.{76}/g, '$&\r\n')),
+    "base64 with '*' past the first 64 Ki symbols": () => ({ type: 'image', mimeType: 'image/png', data: `${'QUFB'.repeat(40000)}*QQ=` }),
     'text part': () => ({ type: 'text', text: 'hello' }),
     'unknown part type': () => ({ type: 'widget' }),
   }
   for (const [name, build] of Object.entries(cases)) {
     test(name, async () => assertSame(build()))
+  }
+
+  // Native bugs found by this test: the reference follows the README, the
+  // native library does not (yet). Kept as todo so they stay visible.
+  const nativeBugs = {
+    // '==' ending the first 64 Ki symbols of a line-broken string is taken for
+    // the end of the data and the decoding goes on after it: accepted, a
+    // byteLength 2 more than the bytes decoded. README: '=' only at the end.
+    "line-broken base64 with '==' at symbol 65534": () =>
+      resource('file:///a.txt', 'text/plain', `${'QUFB'.repeat(16383)}QQ==QUFB`.replace(/.{76}/g, '$&\n')),
+  }
+  for (const [name, build] of Object.entries(nativeBugs)) {
+    test(`native bug: ${name}`, { todo: 'native library bug, see comment' }, async () => assertSame(build()))
   }
 })
 

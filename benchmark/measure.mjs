@@ -2,7 +2,7 @@
 // implementations under test, tinybench timing, the JS-thread blocked-time
 // probe and memory snapshots.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -153,82 +153,84 @@ export async function timeImplementations(impls, parts, { time, iterations, warm
 // ------------------------------------------------------------------ blocked time
 
 /**
- * How long the JS thread cannot run other work while `start()` runs and its
- * promise settles. A probe re-schedules itself with setImmediate and stamps
- * the time at every turn; idle turns are a few microseconds apart. After 20
- * idle turns, one turn calls `start()`; the probe keeps turning until the
- * promise has settled and three more turns have passed.
- *
- *   blocked  = sum of the gaps between turns beyond the idle gap, from the
- *              call on (gaps under idle + 20 us are idle noise, not counted)
- *   longest  = the longest such gap (the worst stall a timer would see)
- *   call     = the time `start()` takes to return its promise
- *   wall     = call start to settlement
- *
- * The synchronous part of the call, work done when the promise resolves
- * (building the JS result) and any other JS in between are all in the gaps.
+ * CPU time of the JS (main) thread in ms: Linux's per-thread schedstat
+ * (nanoseconds on the CPU), else process.threadCpuUsage() (Node >= 23.9,
+ * Bun). Time the thread is preempted by other processes does not count,
+ * which a wall-clock probe on a busy 2-core machine cannot tell apart.
  */
-export function probeBlocked(start) {
-  return new Promise((resolve, reject) => {
-    const stamps = []
-    let callIndex = -1
-    let callTime = 0
-    let settledAt = 0
-    let callAt = 0
-    let afterSettled = -1
-    const turn = () => {
-      stamps.push(now())
-      if (callIndex < 0 && stamps.length >= 20) {
-        callIndex = stamps.length - 1
-        callAt = now()
-        let promise
-        try {
-          promise = start()
-        } catch (error) {
-          reject(error)
-          return
-        }
-        callTime = now() - callAt
-        Promise.resolve(promise).then(() => {
-          settledAt = now()
-          afterSettled = 0
-        }, reject)
-      } else if (afterSettled >= 0 && ++afterSettled >= 3) {
-        resolve(summarize())
-        return
-      }
-      setImmediate(turn)
+function threadCpuClock() {
+  try {
+    const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r')
+    const buf = Buffer.alloc(64)
+    const read = () => {
+      const n = readSync(fd, buf, 0, 64, 0)
+      let ns = 0
+      for (let i = 0; i < n && buf[i] >= 0x30 && buf[i] <= 0x39; i++) ns = ns * 10 + (buf[i] - 0x30)
+      return ns / 1e6
     }
-    const summarize = () => {
-      const gaps = []
-      for (let i = 1; i < stamps.length; i++) gaps.push(stamps[i] - stamps[i - 1])
-      const idle = median(gaps.slice(0, callIndex))
-      let blocked = 0
-      let longest = 0
-      for (const gap of gaps.slice(callIndex)) {
-        const excess = gap - idle
-        if (excess > 0.02) {
-          blocked += excess
-          longest = Math.max(longest, excess)
-        }
-      }
-      return { blocked, longest, call: callTime, wall: settledAt - callAt, idleGap: idle }
+    if (read() > 0) return { name: 'schedstat', read }
+  } catch {}
+  if (typeof process.threadCpuUsage === 'function') {
+    return {
+      name: 'threadCpuUsage',
+      read: () => {
+        const { user, system } = process.threadCpuUsage()
+        return (user + system) / 1000
+      },
     }
-    setImmediate(turn)
-  })
+  }
+  return null
 }
 
-/** Median of each figure over `reps` probed runs, with `between()` run after each. */
+export const cpuClock = threadCpuClock()
+
+/**
+ * How long the JS thread works for one call: its CPU time from the call
+ * until the promise settled and one more event-loop turn ran, so the
+ * synchronous part of the call, the work done when the promise resolves
+ * (building the JS result) and whatever JS runs in between all count.
+ * While it waits for the thread pool the JS thread sleeps and costs nothing.
+ *
+ *   blocked  JS-thread CPU time from the call to settlement
+ *   call     JS-thread CPU time until `start()` returned its promise
+ *   wall     wall time from the call to settlement
+ *
+ * Each figure is the median over `reps` runs, less the same figures for an
+ * empty call (the cost of the clock reads and the extra turn).
+ */
 export async function measureBlocked(start, { reps, between }) {
-  const runs = []
-  for (let i = 0; i < reps; i++) {
-    gc()
+  if (!cpuClock) return null
+  const once = async (fn) => {
     await tick()
-    runs.push(await probeBlocked(start))
-    between?.()
+    const c0 = cpuClock.read()
+    const w0 = now()
+    const promise = fn()
+    const c1 = cpuClock.read()
+    await promise
+    const w1 = now()
+    await tick()
+    const c2 = cpuClock.read()
+    return { blocked: c2 - c0, call: c1 - c0, wall: w1 - w0 }
   }
-  const pick = (key) => median(runs.map((run) => run[key]))
-  return { blocked: pick('blocked'), longest: pick('longest'), call: pick('call'), wall: pick('wall'), reps }
+  const runs = async (fn, n, after) => {
+    const list = []
+    for (let i = 0; i < n; i++) {
+      gc()
+      list.push(await once(fn))
+      after?.()
+    }
+    const pick = (key) => median(list.map((run) => run[key]))
+    return { blocked: pick('blocked'), call: pick('call'), wall: pick('wall') }
+  }
+  const empty = await runs(() => undefined, 5)
+  const measured = await runs(start, reps, between)
+  return {
+    blocked: Math.max(0, measured.blocked - empty.blocked),
+    call: Math.max(0, measured.call - empty.call),
+    wall: measured.wall,
+    reps,
+    clock: cpuClock.name,
+  }
 }
 
 // ------------------------------------------------------------------ memory

@@ -7,7 +7,8 @@
 // sampling memoryUsage() every millisecond (and, on Linux, the kernel's
 // peak-RSS mark, reset at the baseline, which also sees the peaks of
 // synchronous calls no timer can sample), and snapshots again after the
-// promise resolved plus a few turns of the event loop, then after a full GC.
+// promise resolved plus a few turns of the event loop, after a full GC, and
+// after 300 ms of idling and another GC.
 // The result and the input are still referenced at every snapshot, as a
 // caller would hold them. Prints one JSON line.
 
@@ -74,6 +75,11 @@ try {
   await tick()
   gc()
   const afterGc = memorySnapshot()
+  // Allocators keep freed blocks a little while for reuse (mimalloc purges
+  // after a delay): the RSS a caller keeps paying for is the one after idling.
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  gc()
+  const afterIdle = memorySnapshot()
 
   const growth = (snapshot) => Object.fromEntries(Object.entries(snapshot).map(([k, v]) => [k, v - base[k]]))
   const peakGrowth = growth(peak)
@@ -90,6 +96,7 @@ try {
     samples: sampler.samples,
     afterResolve: growth(afterResolve),
     afterGc: growth(afterGc),
+    afterIdle: growth(afterIdle),
   }
   // Keep the input and the result alive until every snapshot was taken.
   if (parts.length === 0 || result === undefined) console.error('empty scenario')

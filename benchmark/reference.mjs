@@ -111,6 +111,7 @@ const BASE64_CANONICAL = /^[A-Za-z0-9+/]*={0,2}$/
 const CR = 13
 const LF = 10
 const EQ = 61
+const UNUSED_BITS = 'the last symbol has non-zero unused bits (not canonical base64)'
 
 const isSymbol = (b, c62, c63) =>
   (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b === c62 || b === c63
@@ -135,7 +136,9 @@ function describeByte(b, position) {
  */
 export function checkBase64(s) {
   if (s.length % 4 === 0 && BASE64_CANONICAL.test(s)) {
-    return { canonical: trailingBitsAreZero(s.replace(/=+$/, '')) }
+    const unpadded = s.length - (s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0)
+    const zero = unusedBitsAreZero(s.charCodeAt(unpadded - 1), unpadded % 4)
+    return zero ? { canonical: true } : { error: UNUSED_BITS }
   }
   // Positions count UTF-8 bytes, as the native library reads the string.
   const bytes = Buffer.from(s, 'utf8')
@@ -154,32 +157,38 @@ export function checkBase64(s) {
     padding++
   }
   const dataSymbols = symbols - padding
-  let shape = null
-  if (padding > 2) shape = 'more than two padding characters'
-  else if (dataSymbols % 4 === 1) shape = `length ${symbols} leaves a single dangling symbol`
-  else if (padding > 0 && symbols % 4 !== 0) shape = 'padding does not complete a 4-character group'
-  // First byte that does not belong (a '=' before the trailing padding too).
+  // A stray character (a space) is named before any other problem.
   let position = 0
+  let misplacedPad = -1
+  let last = 0
   for (const b of bytes) {
     if (b === CR || b === LF) continue
-    if (!isSymbol(b, c62, c63)) {
-      if (b !== EQ) return { error: describeByte(b, position) }
-      // With a bad shape the native check names foreign characters only.
-      if (!shape && position < dataSymbols) return { error: describeByte(b, position) }
+    if (b === EQ) {
+      if (position < dataSymbols && misplacedPad < 0) misplacedPad = position
+    } else if (!isSymbol(b, c62, c63)) {
+      return { error: describeByte(b, position) }
+    } else {
+      last = b
     }
     position++
   }
-  if (shape) return { error: shape }
-  return { canonical: false }
+  if (padding > 2) return { error: 'more than two padding characters' }
+  if (dataSymbols % 4 === 1) return { error: `length ${symbols} leaves a single dangling symbol` }
+  if (padding > 0 && symbols % 4 !== 0) return { error: 'padding does not complete a 4-character group' }
+  if (misplacedPad >= 0) return { error: `padding '=' inside the data at symbol ${misplacedPad}` }
+  if (!unusedBitsAreZero(last, dataSymbols % 4)) return { error: UNUSED_BITS }
+  return { canonical: !urlSafe && breaks === 0 && symbols % 4 === 0 }
 }
 
-/** The last symbol of a partial group may carry bits decoding drops. */
-function trailingBitsAreZero(unpadded) {
-  const rest = unpadded.length % 4
-  if (rest < 2) return true
-  const c = unpadded.charCodeAt(unpadded.length - 1)
-  const value = c >= 97 ? c - 71 : c >= 65 ? c - 65 : c >= 48 ? c + 4 : c === 43 || c === 45 ? 62 : 63
-  return (value & (rest === 2 ? 0x0f : 0x03)) === 0
+/** The last symbol of a partial group (2 or 3 symbols) carries bits that
+ * decoding drops; accepted base64 has them zero. */
+function unusedBitsAreZero(lastSymbol, groupLength) {
+  const c = lastSymbol
+  const value =
+    c >= 97 ? c - 71 : c >= 65 && c <= 90 ? c - 65 : c >= 48 && c <= 57 ? c + 4 : c === 43 || c === 45 ? 62 : 63
+  if (groupLength === 2) return (value & 0x0f) === 0
+  if (groupLength === 3) return (value & 0x03) === 0
+  return true
 }
 
 // ------------------------------------------------------------------ text
@@ -362,7 +371,11 @@ async function sniff(all) {
   const head = all
   const attachable = sniffAttachable(head)
   if (attachable) return attachable
-  const found = await fileTypeFromBuffer(head)
+  let found = await fileTypeFromBuffer(head)
+  // FF FE opens UTF-16LE text (its BOM) far more often than an MPEG audio
+  // frame; file-type's frame-sync guess there is not taken (the native
+  // sniffer wants a whole second frame).
+  if (found?.mime === 'audio/mpeg' && head[0] === 0xff && head[1] === 0xfe) found = undefined
   if (found && found.ext !== 'xml') {
     if (FILE_TYPE_TEXT_FORMATS.has(found.ext)) {
       const encoding = detectEncoding(all)
@@ -419,7 +432,8 @@ function checkPng({ head, tail, len, whole }) {
     const end = pos + 12 + length
     if (end > len) return `truncated PNG: ${name} chunk runs past the end of the data`
     if (end - 4 > head.length) break // the chunk goes on past the bytes in view
-    if (end > head.length || head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4))) {
+    // Like the native check, CRCs are summed within the first 64 KiB only.
+    if (end <= HEAD_LEN && (end > head.length || head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4)))) {
       return `corrupt PNG: CRC mismatch in ${name} chunk`
     }
     if (name === 'IDAT') seenIdat = true
@@ -624,21 +638,26 @@ function dimensions(buf) {
 async function decide(buf, declared, fromBase64) {
   const len = buf.length
   const whole = !fromBase64 || len <= HEAD_LEN + TAIL_LEN
-  const window = whole
-    ? { head: buf, tail: buf, len, whole }
-    : { head: buf.subarray(0, HEAD_LEN), tail: buf.subarray(len - TAIL_LEN), len, whole }
+  const wholeWindow = { head: buf, tail: buf, len, whole: true }
+  let window = whole ? wholeWindow : { head: buf.subarray(0, HEAD_LEN), tail: buf.subarray(len - TAIL_LEN), len, whole }
   // file-type reads as far into the buffer as the format needs.
   const sniffed = await sniff(buf)
 
   if (sniffed) {
     const limits = ATTACH_LIMITS[sniffed]
-    if (limits && len <= limits.maxBytes && !CHECKS[sniffed](window)) {
-      if (!limits.maxSide) return { route: 'attach', mediaType: sniffed }
-      // The header may lie past the head (a JPEG with a large EXIF block).
-      const size = dimensions(window.head) ?? (whole ? null : dimensions(buf))
-      if (size && size.width <= limits.maxSide && size.height <= limits.maxSide) {
-        return { route: 'attach', mediaType: sniffed }
+    if (limits) {
+      let size = null
+      if (limits.maxSide) {
+        size = dimensions(window.head)
+        if (!size && !window.whole) {
+          // The header lies past the head (a JPEG with a large EXIF block):
+          // the native library decodes all of it, and then checks all of it.
+          size = dimensions(buf)
+          window = wholeWindow
+        }
       }
+      const fits = len <= limits.maxBytes && (!limits.maxSide || (size && size.width <= limits.maxSide && size.height <= limits.maxSide))
+      if (fits && !CHECKS[sniffed](window)) return { route: 'attach', mediaType: sniffed }
     }
     if (TEXT_FORMATS.has(sniffed)) {
       const encoding = detectEncoding(buf)

@@ -155,8 +155,8 @@ export const classifySizes = [
 
 export function classifyInput(size) {
   const valid = b64(fx.png(size, 10))
-  // Same length, one bad symbol near the end: `classify` validates all of it,
-  // then stops before any sniffing. Its time is the read + validation share.
+  // Same length, one bad symbol near the end: `classify` reads and validates
+  // all of it and answers `invalid` without sniffing (a figure of its own).
   const at = valid.length - 8
   const invalidAtEnd = valid.slice(0, at) + '!' + valid.slice(at + 1)
   return { valid, invalidAtEnd }

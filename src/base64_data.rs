@@ -133,6 +133,11 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
         // A stray character (a space) is the likelier cause: name it first.
         return Err(first_foreign_symbol(input, alphabet).unwrap_or(error));
     }
+    // Chunks are checked one by one below, and a chunk may end in valid
+    // padding: every '=' must belong to the trailing padding.
+    if memchr::memchr_iter(b'=', input).count() != padding {
+        return Err(describe_failure(input, alphabet, padding));
+    }
     let decoded_len = data_symbols / 4 * 3 + (data_symbols % 4).saturating_sub(1);
 
     let base64 = Base64 {
@@ -396,6 +401,23 @@ mod tests {
     fn error_names_the_character_and_position() {
         let error = inspect(b"aGVs!G8=").unwrap_err();
         assert_eq!(error.message, "unexpected character '!' at symbol 4");
+    }
+
+    #[test]
+    fn padding_at_a_chunk_boundary_inside_line_broken_input_is_invalid() {
+        // Two encodings glued together, the first ending in "==" exactly at
+        // the end of a 64 KiB chunk: each chunk alone would be valid.
+        let mut first = encode(&vec![0u8; CHUNK_SYMBOLS / 4 * 3 - 2]).into_bytes();
+        assert!(first.ends_with(b"=="));
+        first.extend_from_slice(b"\r\nQUJD\r\n");
+        let error = inspect(&first).unwrap_err();
+        assert_eq!(
+            error.message,
+            format!(
+                "padding '=' inside the data at symbol {}",
+                CHUNK_SYMBOLS - 2
+            )
+        );
     }
 
     #[test]

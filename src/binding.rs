@@ -146,6 +146,28 @@ fn get_string(object: &Object, field: &str) -> Result<Option<String>, String> {
     }
 }
 
+/// An argument converted by napi, its failure reported as INVALID_ARGUMENT
+/// (napi's own codes, such as `StringExpected`, are not part of our API).
+fn optional_arg<T: FromNapiValue>(value: Option<Unknown>, name: &str) -> Result<Option<T>, String> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Undefined | ValueType::Null => Ok(None),
+        _ => unsafe { value.cast::<T>() }.map(Some).map_err(|e| {
+            js_error(
+                code::INVALID_ARGUMENT,
+                format!("invalid `{name}`: {}", e.reason),
+            )
+        }),
+    }
+}
+
+fn required_arg<T: FromNapiValue>(value: Unknown, name: &str) -> Result<T, String> {
+    optional_arg(Some(value), name)?
+        .ok_or_else(|| js_error(code::INVALID_ARGUMENT, format!("`{name}` is required")))
+}
+
 /// `object[field]` when it is an object; `None` when absent or null.
 fn get_object<'env>(object: &Object<'env>, field: &str) -> Result<Option<Object<'env>>, String> {
     let Some(value) = object.get::<Unknown>(field).map_err(from_napi)? else {
@@ -439,10 +461,10 @@ fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
 pub fn to_content<'env>(
     env: &'env Env,
     part: Unknown<'env>,
-    options: Option<ToContentOptions>,
+    options: Option<Unknown<'env>>,
 ) -> Result<Option<Object<'env>>, String> {
     let part = require_object(part)?;
-    let settings = settings(options)?;
+    let settings = settings(optional_arg(options, "options")?)?;
     let parsed = parse_part(&part)?;
     let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
     to_js(env, converted, || input_data(&part))
@@ -500,10 +522,10 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
 )]
 pub fn to_content_async(
     part: Unknown,
-    options: Option<ToContentOptions>,
+    options: Option<Unknown>,
 ) -> Result<AsyncTask<ToContentTask>, String> {
     let part = require_object(part)?;
-    let settings = settings(options)?;
+    let settings = settings(optional_arg(options, "options")?)?;
     let parsed = parse_part(&part)?;
     Ok(AsyncTask::new(ToContentTask { parsed, settings }))
 }
@@ -551,8 +573,10 @@ impl From<Classification> for JsClassification {
 )]
 pub fn classify(
     data: Unknown,
-    declared_media_type: Option<String>,
+    declared_media_type: Option<Unknown>,
 ) -> Result<JsClassification, String> {
+    let declared_media_type: Option<String> =
+        optional_arg(declared_media_type, "declaredMediaType")?;
     let payload = read_payload(data, "data")?
         .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
     guarded(|| {
@@ -562,15 +586,18 @@ pub fn classify(
 }
 
 /// True when the bytes are valid UTF-8.
-#[napi(catch_unwind)]
-pub fn is_utf8(data: &[u8]) -> bool {
-    text::is_utf8(data)
+#[napi(catch_unwind, ts_args_type = "data: Uint8Array")]
+pub fn is_utf8(data: Unknown) -> Result<bool, String> {
+    let data: &[u8] = unsafe { data.cast() }
+        .map_err(|_| js_error(code::INVALID_ARGUMENT, "`data` must be a Uint8Array"))?;
+    Ok(text::is_utf8(data))
 }
 
 /// True for media types whose content is text a model can read.
-#[napi(catch_unwind)]
-pub fn is_textual_media_type(media_type: String) -> bool {
-    media_type::is_textual(&media_type)
+#[napi(catch_unwind, ts_args_type = "mediaType: string")]
+pub fn is_textual_media_type(media_type: Unknown) -> Result<bool, String> {
+    let media_type: String = required_arg(media_type, "mediaType")?;
+    Ok(media_type::is_textual(&media_type))
 }
 
 // ---------------------------------------------------------------- store
@@ -669,11 +696,14 @@ impl Task for SaveTask {
 
 #[napi]
 impl ToolOutputStore {
-    #[napi(constructor, catch_unwind)]
-    pub fn new(
-        dir: Option<String>,
-        options: Option<ToolOutputStoreOptions>,
-    ) -> Result<Self, String> {
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "dir?: string, options?: ToolOutputStoreOptions"
+    )]
+    pub fn new(dir: Option<Unknown>, options: Option<Unknown>) -> Result<Self, String> {
+        let dir: Option<String> = optional_arg(dir, "dir")?;
+        let options: Option<ToolOutputStoreOptions> = optional_arg(options, "options")?;
         let retention = options.and_then(|o| o.retention_days);
         let inner =
             store::ToolOutputStore::new(dir.map(PathBuf::from), retention).map_err(store_error)?;
@@ -693,7 +723,7 @@ impl ToolOutputStore {
         catch_unwind,
         ts_args_type = "data: Uint8Array | string, options?: SaveOptions"
     )]
-    pub fn save(&self, data: Unknown, options: Option<SaveOptions>) -> Result<SavedFile, String> {
+    pub fn save(&self, data: Unknown, options: Option<Unknown>) -> Result<SavedFile, String> {
         let job = self.job(data, options)?;
         guarded(|| job.run())
     }
@@ -707,7 +737,7 @@ impl ToolOutputStore {
     pub fn save_async(
         &self,
         data: Unknown,
-        options: Option<SaveOptions>,
+        options: Option<Unknown>,
     ) -> Result<AsyncTask<SaveTask>, String> {
         Ok(AsyncTask::new(SaveTask(self.job(data, options)?)))
     }
@@ -721,7 +751,8 @@ impl ToolOutputStore {
         })
     }
 
-    fn job(&self, data: Unknown, options: Option<SaveOptions>) -> Result<SaveJob, String> {
+    fn job(&self, data: Unknown, options: Option<Unknown>) -> Result<SaveJob, String> {
+        let options: Option<SaveOptions> = optional_arg(options, "options")?;
         let payload = read_payload(data, "data")?
             .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
         Ok(SaveJob {

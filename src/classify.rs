@@ -143,11 +143,9 @@ fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {
                         .then(|| sniff::image_dimensions(sniffed.media_type, data.full()))
                         .flatten()
                 });
-            c.defect = sniff::check_structure(sniffed.media_type, &data.window()).err();
+            c.defect = structural_defect(data, sniffed.media_type);
         }
-        Kind::Pdf => {
-            c.defect = sniff::check_structure(sniffed.media_type, &data.window()).err();
-        }
+        Kind::Pdf => c.defect = structural_defect(data, sniffed.media_type),
         Kind::Text => c.text_encoding = text::detect_encoding(data.full()),
         _ => {}
     }
@@ -198,6 +196,18 @@ fn classify_unsniffed(data: &Data, c: &mut Classification) {
             ));
         }
     }
+}
+
+/// The structural check, on the head and tail first; what looks broken
+/// there (a JPEG with more than the tail after its end marker) is judged
+/// again on all the bytes, so raw and base64 input get the same verdict.
+fn structural_defect(data: &Data, media_type: &str) -> Option<String> {
+    let window = data.window();
+    let defect = sniff::check_structure(media_type, &window).err()?;
+    if window.is_whole() {
+        return Some(defect);
+    }
+    sniff::check_structure(media_type, &sniff::Window::whole(data.full())).err()
 }
 
 /// Aliases that name the same format as a sniffed type.
