@@ -41,7 +41,8 @@ process.stderr.write(r.stderr ?? '')
 const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`
 const pass = Number(/^\s*(\d+) pass\s*$/m.exec(out)?.[1] ?? 0)
 const fail = Number(/^\s*(\d+) fail\s*$/m.exec(out)?.[1] ?? 0)
-console.log(`run-bun: ${pass} passed, ${fail} failed (bun exit ${r.status}${r.signal ? `, signal ${r.signal}` : ''})`)
+console.log(`run-bun: bun exit ${r.status}${r.signal ? `, signal ${r.signal}` : ''}`)
+console.log(`bun: ${pass} passed, ${fail} failed`)
 
 if (r.error) {
   console.error(`run-bun: could not run bun: ${r.error.message}`)

@@ -155,14 +155,20 @@ export async function timeImplementations(impls, parts, { time, iterations, warm
 /**
  * CPU time of the JS (main) thread in ms: Linux's per-thread schedstat
  * (nanoseconds on the CPU), else process.threadCpuUsage() (Node >= 23.9,
- * Bun). Time the thread is preempted by other processes does not count,
- * which a wall-clock probe on a busy 2-core machine cannot tell apart.
+ * Bun; tick-granular). Time the thread is preempted by other processes does
+ * not count, which a wall-clock probe on a busy 2-core machine cannot tell
+ * apart from work (an idle 20 ms wait read as 10-18 ms "blocked" here).
+ * The kernel brings a running thread's schedstat up to date only at a tick
+ * or a context switch, so each read first sleeps 20 us (Atomics.wait): the
+ * switch makes the figure exact; the sleep costs no CPU time.
  */
 function threadCpuClock() {
   try {
     const fd = openSync(`/proc/self/task/${process.pid}/schedstat`, 'r')
     const buf = Buffer.alloc(64)
+    const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const read = () => {
+      Atomics.wait(sleeper, 0, 0, 0.02)
       const n = readSync(fd, buf, 0, 64, 0)
       let ns = 0
       for (let i = 0; i < n && buf[i] >= 0x30 && buf[i] <= 0x39; i++) ns = ns * 10 + (buf[i] - 0x30)

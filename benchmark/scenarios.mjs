@@ -148,6 +148,8 @@ export const scenarios = [
 
 /** Base64 strings for `classify`, of three sizes: the sniff reads a fixed window. */
 export const classifySizes = [
+  // The sniff window itself (64 KiB head + 1 KiB tail, decoded whole).
+  { id: 'classify-65kib', title: 'classify PNG 65 KiB b64', size: 65 * 1024 },
   { id: 'classify-100kb', title: 'classify PNG 100 KB b64', size: 100 * KB },
   { id: 'classify-5mb', title: 'classify PNG 5 MB b64', size: 5 * MB },
   { id: 'classify-32mib', title: 'classify PNG 32 MiB b64', size: 32 * MiB },
