@@ -195,42 +195,46 @@ pub enum Parsed {
     },
 }
 
-fn parse_part(part: &Object) -> Result<Parsed, String> {
+/// Parse a part. Also returns the part's base64 string as the JS value it
+/// read (read once: a getter could answer differently the second time), so
+/// the sync path can hand that same string back in a file part.
+fn parse_part<'env>(part: &Object<'env>) -> Result<(Parsed, Option<Unknown<'env>>), String> {
     if !audience_includes_model(part)? {
-        return Ok(Parsed::Hidden);
+        return Ok((Parsed::Hidden, None));
     }
     let kind = get_string(part, "type")?.unwrap_or_default();
-    let media = |kind: MediaKind, holder: &Object, field: &str, uri: Option<String>| {
-        let payload = match holder.get::<Unknown>(field).map_err(from_napi)? {
+    let media = |kind: MediaKind, holder: &Object<'env>, field: &str, uri: Option<String>| {
+        let value = holder.get::<Unknown>(field).map_err(from_napi)?;
+        let payload = match value {
             Some(value) => read_payload(value, field)?,
             None => None,
         };
-        Ok(Parsed::Media {
+        let input_string = value.filter(|v| v.get_type().ok() == Some(ValueType::String));
+        let parsed = Parsed::Media {
             kind,
             uri,
             declared: get_string(holder, "mimeType")?,
             payload,
-        })
+        };
+        Ok((parsed, input_string))
     };
+    let text = |text: String| Ok((Parsed::Text(text), None));
     match kind.as_str() {
-        "text" => Ok(Parsed::Text(get_string(part, "text")?.unwrap_or_default())),
+        "text" => text(get_string(part, "text")?.unwrap_or_default()),
         "image" => media(MediaKind::Image, part, "data", None),
         "audio" => media(MediaKind::Audio, part, "data", None),
         "media" => media(MediaKind::Media, part, "data", get_string(part, "uri")?),
         "resource" => {
             let Some(resource) = get_object(part, "resource")? else {
-                return Ok(Parsed::Text(
-                    "[Resource part without a `resource` object]".into(),
-                ));
+                return text("[Resource part without a `resource` object]".into());
             };
             let uri = get_string(&resource, "uri")?.unwrap_or_default();
             if let Some(text) = get_string(&resource, "text")? {
                 let mime = get_string(&resource, "mimeType")?;
-                return Ok(Parsed::Text(content::embedded_text(
-                    &uri,
-                    mime.as_deref(),
-                    &text,
-                )));
+                return Ok((
+                    Parsed::Text(content::embedded_text(&uri, mime.as_deref(), &text)),
+                    None,
+                ));
             }
             media(MediaKind::Resource, &resource, "blob", Some(uri))
         }
@@ -241,7 +245,7 @@ fn parse_part(part: &Object) -> Result<Parsed, String> {
                 }
                 _ => None,
             };
-            Ok(Parsed::Text(note::resource_link(
+            text(note::resource_link(
                 &get_string(part, "uri")?.unwrap_or_default(),
                 get_string(part, "name")?.as_deref(),
                 get_string(part, "mimeType")?.as_deref(),
@@ -249,11 +253,9 @@ fn parse_part(part: &Object) -> Result<Parsed, String> {
                 size.filter(|s| s.is_finite() && *s >= 0.0 && s.fract() == 0.0)
                     .map(|s| s as u64),
                 get_string(part, "description")?.as_deref(),
-            )))
+            ))
         }
-        other => Ok(Parsed::Text(format!(
-            "[Unsupported content part of type \"{other}\"]"
-        ))),
+        other => text(format!("[Unsupported content part of type \"{other}\"]")),
     }
 }
 
@@ -429,16 +431,6 @@ fn to_js<'env>(
     Ok(Some(object))
 }
 
-fn input_data<'env>(part: &Object<'env>) -> Result<Unknown<'env>, String> {
-    let holder = match get_object(part, "resource")? {
-        Some(resource) => resource.get::<Unknown>("blob"),
-        None => part.get::<Unknown>("data"),
-    };
-    holder
-        .map_err(from_napi)?
-        .ok_or_else(|| js_error(code::INTERNAL, "part data disappeared"))
-}
-
 fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
     if value.get_type().map_err(from_napi)? != ValueType::Object {
         return Err(js_error(
@@ -465,9 +457,11 @@ pub fn to_content<'env>(
 ) -> Result<Option<Object<'env>>, String> {
     let part = require_object(part)?;
     let settings = settings(optional_arg(options, "options")?)?;
-    let parsed = parse_part(&part)?;
+    let (parsed, input_string) = parse_part(&part)?;
     let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
-    to_js(env, converted, || input_data(&part))
+    to_js(env, converted, || {
+        input_string.ok_or_else(|| js_error(code::INTERNAL, "no input string to re-use"))
+    })
 }
 
 pub struct ToContentTask {
@@ -526,7 +520,7 @@ pub fn to_content_async(
 ) -> Result<AsyncTask<ToContentTask>, String> {
     let part = require_object(part)?;
     let settings = settings(optional_arg(options, "options")?)?;
-    let parsed = parse_part(&part)?;
+    let (parsed, _) = parse_part(&part)?;
     Ok(AsyncTask::new(ToContentTask { parsed, settings }))
 }
 
