@@ -103,14 +103,20 @@ pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
     c
 }
 
-/// Sniff the head; an ID3 tag (cover art) can push the real audio format
-/// past it, so tagged data that is not whole is sniffed again in full.
+/// Largest ID3 tag read past to find the audio format it labels.
+const MAX_ID3_TAG: usize = 16 * 1024 * 1024;
+
+/// Sniff the head. An ID3 tag (cover art) can push the real audio format
+/// past the head, so tagged data is sniffed again on a prefix that reaches
+/// past the tag, the same bytes the sniffer reads in whole data.
+/// Raw bytes and base64 are sniffed on the same prefix, whatever is at hand.
 fn sniff_data(data: &Data) -> Option<Sniffed> {
-    let window = data.window();
-    if !window.is_whole() && window.head.starts_with(b"ID3") {
-        return sniff::sniff(data.full());
-    }
-    sniff::sniff(window.head)
+    let head = data.window().head;
+    let len = match sniff::id3_tag_len(head) {
+        Some(tag) if tag <= MAX_ID3_TAG => tag + sniff::HEAD_LEN,
+        _ => sniff::HEAD_LEN,
+    };
+    sniff::sniff(&data.prefix(len))
 }
 
 fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {

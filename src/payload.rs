@@ -2,6 +2,7 @@
 //! of it the later steps need: its head and tail for sniffing, all of it for
 //! text, a stream of it for the store, canonical base64 for the model.
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::io::{self, Write};
 
@@ -90,6 +91,16 @@ impl<'a> Data<'a> {
                 tail: &self.tail,
                 len: self.len(),
             },
+        }
+    }
+
+    /// The first `len` decoded bytes (fewer when the data is shorter),
+    /// without decoding the rest.
+    pub fn prefix(&self, len: usize) -> Cow<'_, [u8]> {
+        match (&self.source, self.full.get()) {
+            (Source::Bytes(bytes), _) => Cow::Borrowed(&bytes[..len.min(bytes.len())]),
+            (_, Some(full)) => Cow::Borrowed(&full[..len.min(full.len())]),
+            (Source::Base64(b64), None) => Cow::Owned(b64.decode_head(len)),
         }
     }
 

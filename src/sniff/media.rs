@@ -80,11 +80,12 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
     sniff_frame(head)
 }
 
-/// ID3v2 tag, then the audio it labels: skip the tag when it is within the
-/// head; MP3 is what ID3 almost always labels, so that is the default.
-fn sniff_after_id3(head: &[u8]) -> Option<Sniffed> {
-    // Tag size: four 7-bit bytes, after the 10-byte header (plus a 10-byte
-    // footer when flag 0x10 is set).
+/// Length of the ID3v2 tag at the start of `head`: its size is four 7-bit
+/// bytes after the 10-byte header, plus a 10-byte footer when flag 0x10 is set.
+pub fn id3_tag_len(head: &[u8]) -> Option<usize> {
+    if !head.starts_with(b"ID3") {
+        return None;
+    }
     let size = bytes(head, 6, 4)?
         .iter()
         .fold(0usize, |n, &b| (n << 7) | usize::from(b & 0x7F));
@@ -93,7 +94,13 @@ fn sniff_after_id3(head: &[u8]) -> Option<Sniffed> {
     } else {
         0
     };
-    let after = head.get(10 + size + footer..).unwrap_or_default();
+    Some(10 + size + footer)
+}
+
+/// ID3v2 tag, then the audio it labels: skip the tag when it is within the
+/// head; MP3 is what ID3 almost always labels, so that is the default.
+fn sniff_after_id3(head: &[u8]) -> Option<Sniffed> {
+    let after = head.get(id3_tag_len(head)?..).unwrap_or_default();
     if after.starts_with(b"fLaC") {
         return found("audio/flac", Family::Audio);
     }

@@ -15,6 +15,8 @@ mod image;
 mod media;
 mod text;
 
+pub use media::id3_tag_len;
+
 #[cfg(test)]
 mod corpus_tests;
 
