@@ -38,6 +38,23 @@ export type ContentPart =
 /** Target provider profiles. */
 export type ProviderName = 'default'
 
+/** `convertContent`'s answer: a file part may leave `data` for the caller to fill. */
+export type RawContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'file'; mediaType: string; data?: string; uri?: string; filename?: string }
+
+/**
+ * Convert one MCP content part for the model. `null` when the part is not
+ * meant for the model (annotations.audience without "assistant").
+ */
+export declare function toContent(part: McpContent, options?: ToContentOptions): ContentPart | null
+
+/**
+ * `toContent` with the decoding, the checks and any disk write on the libuv
+ * thread pool; the JS thread only reads the part.
+ */
+export declare function toContentAsync(part: McpContent, options?: ToContentOptions): Promise<ContentPart | null>
+
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -82,6 +99,19 @@ export interface Classification {
  */
 export declare function classify(data: Uint8Array | string, declaredMediaType?: string): Classification
 
+/**
+ * The native half of `toContent`, for the package entry: a file part
+ * carrying the caller's own data (canonical base64 string or bytes) has
+ * `data: undefined` for the caller to fill in. Use `toContent`.
+ */
+export declare function convertContent(part: McpContent, options?: ToContentOptions): RawContentPart | null
+
+/**
+ * `convertContent` with the decoding, checks and disk writes on the libuv
+ * thread pool; the JS thread only reads the part. Use `toContentAsync`.
+ */
+export declare function convertContentAsync(part: McpContent, options?: ToContentOptions): Promise<RawContentPart | null>
+
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean
 
@@ -99,18 +129,6 @@ export interface SaveOptions {
   /** File extension (without dot); wins over `mediaType`. */
   extension?: string
 }
-
-/**
- * Convert one MCP content part for the model. `null` when the part is not
- * meant for the model (audience without "assistant").
- */
-export declare function toContent(part: McpContent, options?: ToContentOptions): ContentPart | null
-
-/**
- * `toContent` with the decoding, checks and disk writes on the libuv thread
- * pool; the JS thread only reads the part.
- */
-export declare function toContentAsync(part: McpContent, options?: ToContentOptions): Promise<ContentPart | null>
 
 /** Options shared by `toContent` and `toContentAsync`. */
 export interface ToContentOptions {

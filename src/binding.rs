@@ -195,30 +195,25 @@ pub enum Parsed {
     },
 }
 
-/// Parse a part. Also returns the part's base64 string as the JS value it
-/// read (read once: a getter could answer differently the second time), so
-/// the sync path can hand that same string back in a file part.
-fn parse_part<'env>(part: &Object<'env>) -> Result<(Parsed, Option<Unknown<'env>>), String> {
+/// Parse a part, reading each field once.
+fn parse_part(part: &Object) -> Result<Parsed, String> {
     if !audience_includes_model(part)? {
-        return Ok((Parsed::Hidden, None));
+        return Ok(Parsed::Hidden);
     }
     let kind = get_string(part, "type")?.unwrap_or_default();
-    let media = |kind: MediaKind, holder: &Object<'env>, field: &str, uri: Option<String>| {
-        let value = holder.get::<Unknown>(field).map_err(from_napi)?;
-        let payload = match value {
+    let media = |kind: MediaKind, holder: &Object, field: &str, uri: Option<String>| {
+        let payload = match holder.get::<Unknown>(field).map_err(from_napi)? {
             Some(value) => read_payload(value, field)?,
             None => None,
         };
-        let input_string = value.filter(|v| v.get_type().ok() == Some(ValueType::String));
-        let parsed = Parsed::Media {
+        Ok(Parsed::Media {
             kind,
             uri,
             declared: get_string(holder, "mimeType")?,
             payload,
-        };
-        Ok((parsed, input_string))
+        })
     };
-    let text = |text: String| Ok((Parsed::Text(text), None));
+    let text = |text: String| Ok(Parsed::Text(text));
     match kind.as_str() {
         "text" => text(get_string(part, "text")?.unwrap_or_default()),
         "image" => media(MediaKind::Image, part, "data", None),
@@ -229,12 +224,9 @@ fn parse_part<'env>(part: &Object<'env>) -> Result<(Parsed, Option<Unknown<'env>
                 return text("[Resource part without a `resource` object]".into());
             };
             let uri = get_string(&resource, "uri")?.unwrap_or_default();
-            if let Some(text) = get_string(&resource, "text")? {
+            if let Some(body) = get_string(&resource, "text")? {
                 let mime = get_string(&resource, "mimeType")?;
-                return Ok((
-                    Parsed::Text(content::embedded_text(&uri, mime.as_deref(), &text)),
-                    None,
-                ));
+                return text(content::embedded_text(&uri, mime.as_deref(), &body));
             }
             media(MediaKind::Resource, &resource, "blob", Some(uri))
         }
@@ -379,13 +371,11 @@ fn text_object<'env>(env: &'env Env, text: &str) -> Result<Object<'env>, String>
     Ok(object)
 }
 
-/// Build the JS result; `input_string` is the part's own base64 string, sent
-/// back unchanged when it is already canonical.
-fn to_js<'env>(
-    env: &'env Env,
-    converted: Converted,
-    input_string: impl FnOnce() -> Result<Unknown<'env>, String>,
-) -> Result<Option<Object<'env>>, String> {
+/// Build the JS result. A file part whose data is the caller's own input
+/// (a canonical base64 string, or bytes) gets `data: undefined`: the package
+/// entry (mcp-content.js) puts the input string there, or encodes the bytes
+/// with Node's encoder, so no multi-megabyte string is copied here.
+fn to_js<'env>(env: &'env Env, converted: Converted) -> Result<Option<Object<'env>>, String> {
     let (media_type, data, uri, filename) = match converted {
         Converted::Hidden => return Ok(None),
         Converted::Text(text) | Converted::Part(ModelPart::Text(text)) => {
@@ -406,10 +396,8 @@ fn to_js<'env>(
         .set_named_property("mediaType", media_type)
         .map_err(from_napi)?;
     match data {
-        Base64Output::SameAsInput => {
-            object
-                .set_named_property("data", input_string()?)
-                .map_err(from_napi)?;
+        Base64Output::InputString | Base64Output::InputBytes => {
+            object.set_named_property("data", ()).map_err(from_napi)?;
         }
         Base64Output::Encoded(text) => {
             let string = env
@@ -443,25 +431,24 @@ fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
 
 // ---------------------------------------------------------------- exports
 
-/// Convert one MCP content part for the model. `null` when the part is not
-/// meant for the model (audience without "assistant").
+/// The native half of `toContent`, for the package entry: a file part
+/// carrying the caller's own data (canonical base64 string or bytes) has
+/// `data: undefined` for the caller to fill in. Use `toContent`.
 #[napi(
     catch_unwind,
     ts_args_type = "part: McpContent, options?: ToContentOptions",
-    ts_return_type = "ContentPart | null"
+    ts_return_type = "RawContentPart | null"
 )]
-pub fn to_content<'env>(
+pub fn convert_content<'env>(
     env: &'env Env,
     part: Unknown<'env>,
     options: Option<Unknown<'env>>,
 ) -> Result<Option<Object<'env>>, String> {
     let part = require_object(part)?;
     let settings = settings(optional_arg(options, "options")?)?;
-    let (parsed, input_string) = parse_part(&part)?;
+    let parsed = parse_part(&part)?;
     let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
-    to_js(env, converted, || {
-        input_string.ok_or_else(|| js_error(code::INTERNAL, "no input string to re-use"))
-    })
+    to_js(env, converted)
 }
 
 pub struct ToContentTask {
@@ -478,21 +465,8 @@ impl<'env> ScopedTask<'env> for ToContentTask {
     }
 
     fn resolve(&mut self, env: &'env Env, output: Self::Output) -> Result<Self::JsValue> {
-        let parsed = &self.parsed;
         let converted = output.map_err(|e| rejection(env, e))?;
-        to_js(env, converted, || {
-            // The worker had a copy of the string; hand that back.
-            let Parsed::Media {
-                payload: Some(OwnedPayload::Base64(text)),
-                ..
-            } = parsed
-            else {
-                return Err(js_error(code::INTERNAL, "no input string to re-use"));
-            };
-            let string = env.create_string_latin1(text).map_err(from_napi)?;
-            Ok(string.to_unknown())
-        })
-        .map_err(|e| rejection(env, e))
+        to_js(env, converted).map_err(|e| rejection(env, e))
     }
 }
 
@@ -507,20 +481,20 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
     build().unwrap_or_else(|e| e)
 }
 
-/// `toContent` with the decoding, checks and disk writes on the libuv thread
-/// pool; the JS thread only reads the part.
+/// `convertContent` with the decoding, checks and disk writes on the libuv
+/// thread pool; the JS thread only reads the part. Use `toContentAsync`.
 #[napi(
     catch_unwind,
     ts_args_type = "part: McpContent, options?: ToContentOptions",
-    ts_return_type = "Promise<ContentPart | null>"
+    ts_return_type = "Promise<RawContentPart | null>"
 )]
-pub fn to_content_async(
+pub fn convert_content_async(
     part: Unknown,
     options: Option<Unknown>,
 ) -> Result<AsyncTask<ToContentTask>, String> {
     let part = require_object(part)?;
     let settings = settings(optional_arg(options, "options")?)?;
-    let (parsed, _) = parse_part(&part)?;
+    let parsed = parse_part(&part)?;
     Ok(AsyncTask::new(ToContentTask { parsed, settings }))
 }
 

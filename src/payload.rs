@@ -18,11 +18,15 @@ pub enum Payload<'a> {
     Base64(&'a [u8]),
 }
 
-/// Canonical base64 for a file part.
+/// Where a file part's canonical base64 comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Base64Output {
     /// The input string is already canonical: send it on unchanged.
-    SameAsInput,
+    InputString,
+    /// The input was raw bytes: the caller encodes them (in JS, Node's
+    /// encoder writes straight into an external string; see mcp-content.js).
+    InputBytes,
+    /// Re-encoded from non-canonical base64 (url-safe, unpadded, wrapped).
     Encoded(String),
 }
 
@@ -122,11 +126,12 @@ impl<'a> Data<'a> {
         }
     }
 
-    /// The data as canonical base64, re-using the input string when it is.
+    /// The data as canonical base64, re-using the input when it can.
     pub fn canonical_base64(&self) -> Base64Output {
         match &self.source {
-            Source::Base64(b64) if b64.info.canonical => Base64Output::SameAsInput,
-            _ => Base64Output::Encoded(base64_data::encode(self.full())),
+            Source::Bytes(_) => Base64Output::InputBytes,
+            Source::Base64(b64) if b64.info.canonical => Base64Output::InputString,
+            Source::Base64(_) => Base64Output::Encoded(base64_data::encode(self.full())),
         }
     }
 }
@@ -150,7 +155,7 @@ mod tests {
         assert_eq!(written, bytes);
         assert!(data.full.get().is_none(), "streaming must not keep a copy");
         assert_eq!(data.full(), &bytes[..]);
-        assert_eq!(data.canonical_base64(), Base64Output::SameAsInput);
+        assert_eq!(data.canonical_base64(), Base64Output::InputString);
     }
 
     #[test]
@@ -161,9 +166,6 @@ mod tests {
             Base64Output::Encoded("aGVsbG8=".into())
         );
         let data = Data::open(Payload::Bytes(b"hello")).unwrap();
-        assert_eq!(
-            data.canonical_base64(),
-            Base64Output::Encoded("aGVsbG8=".into())
-        );
+        assert_eq!(data.canonical_base64(), Base64Output::InputBytes);
     }
 }

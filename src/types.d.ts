@@ -38,3 +38,20 @@ export type ContentPart =
 /** Target provider profiles. */
 export type ProviderName = 'default'
 
+/** `convertContent`'s answer: a file part may leave `data` for the caller to fill. */
+export type RawContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'file'; mediaType: string; data?: string; uri?: string; filename?: string }
+
+/**
+ * Convert one MCP content part for the model. `null` when the part is not
+ * meant for the model (annotations.audience without "assistant").
+ */
+export declare function toContent(part: McpContent, options?: ToContentOptions): ContentPart | null
+
+/**
+ * `toContent` with the decoding, the checks and any disk write on the libuv
+ * thread pool; the JS thread only reads the part.
+ */
+export declare function toContentAsync(part: McpContent, options?: ToContentOptions): Promise<ContentPart | null>
+

@@ -1,13 +1,15 @@
-// The package entry answers plain text parts in JS; the native binding
-// answers everything. For every text-part shape both must agree exactly,
-// including which inputs throw and with which code.
+// The package entry (mcp-content.js) answers plain text parts in JS and fills
+// in file data the native binding leaves to it. Neither may change an answer:
+// for text parts entry and binding must agree exactly (errors included), and
+// for media parts the entry's file data must be the input itself or its
+// canonical encoding.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { repoRoot } from './fixtures/index.mjs'
+import { repoRoot, corpus } from './fixtures/index.mjs'
 
 const require = createRequire(import.meta.url)
 const entry = require(repoRoot)
@@ -71,9 +73,9 @@ test('text parts: the entry and the native binding agree (sync and async)', asyn
   for (const part of parts) {
     for (const options of optionSets) {
       const label = `${JSON.stringify(part).slice(0, 80)} with ${JSON.stringify(options)}`
-      const expected = outcome(() => native.toContent(part, options))
+      const expected = outcome(() => native.convertContent(part, options))
       assert.deepEqual(outcome(() => entry.toContent(part, options)), expected, label)
-      const expectedAsync = await outcomeAsync(() => native.toContentAsync(part, options))
+      const expectedAsync = await outcomeAsync(() => native.convertContentAsync(part, options))
       assert.deepEqual(await outcomeAsync(() => entry.toContentAsync(part, options)), expectedAsync, label)
     }
   }
@@ -87,7 +89,37 @@ test('the fast path returns a new object, not the input', () => {
   assert.deepEqual(Object.keys(out), ['type', 'text'])
 })
 
-test('the entry exports exactly the native API', () => {
-  assert.deepEqual(Object.keys(entry).sort(), ['ToolOutputStore', 'classify', 'isTextualMediaType', 'isUtf8', 'toContent', 'toContentAsync'])
+test('media parts: the entry fills in exactly the data native code left out', async () => {
+  const png = corpus('fixture.png')
+  const b64 = png.toString('base64')
+  const urlSafe = b64.replace(/\+/g, '-').replace(/\//g, '_')
+  const offsetView = new Uint8Array(Buffer.concat([Buffer.from('xx'), png, Buffer.from('yy')]).buffer, 2, png.length)
+  const cases = [
+    { type: 'image', data: b64, mimeType: 'image/png' },
+    { type: 'image', data: new Uint8Array(png), mimeType: 'image/png' },
+    { type: 'image', data: offsetView, mimeType: 'image/png' },
+    { type: 'image', data: urlSafe, mimeType: 'image/png' },
+    { type: 'resource', resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: b64 } },
+    { type: 'media', data: png, mimeType: 'image/png', uri: 'file:///b.png' },
+  ]
+  for (const part of cases) {
+    for (const [out, raw] of [
+      [entry.toContent(part), native.convertContent(part)],
+      [await entry.toContentAsync(part), await native.convertContentAsync(part)],
+    ]) {
+      assert.equal(out.type, 'file')
+      const { data, ...rest } = out
+      const { data: rawData, ...rawRest } = raw
+      assert.deepEqual(rest, rawRest)
+      assert.equal(data, rawData ?? b64)
+      assert.ok(Buffer.from(data, 'base64').equals(png))
+    }
+  }
+  // A canonical input string is handed back itself, not a copy of it.
+  assert.equal(entry.toContent(cases[0]).data, b64)
+})
+
+test('the entry exports the native API plus toContent and toContentAsync', () => {
+  assert.deepEqual(Object.keys(entry).sort(), [...Object.keys(native), 'toContent', 'toContentAsync'].sort())
   assert.equal(entry.ToolOutputStore, native.ToolOutputStore)
 })
