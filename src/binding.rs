@@ -724,10 +724,3 @@ impl ToolOutputStore {
         })
     }
 }
-
-/// mimalloc reuses large freed blocks where glibc maps fresh pages for every
-/// allocation over 32 MiB: converting a 32 MiB blob (a 44 MB base64 string)
-/// blocked the JS thread 41 ms with the system allocator, 22-26 ms with
-/// mimalloc (measured here, same run conditions).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
