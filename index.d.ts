@@ -112,6 +112,14 @@ export declare function convertContent(part: McpContent, options?: ToContentOpti
  */
 export declare function convertContentAsync(part: McpContent, options?: ToContentOptions): Promise<RawContentPart | null>
 
+/**
+ * `convertContent` for a part that needs no disk write, for the entry's
+ * `toContentAsync` on small parts (a thread-pool round trip costs more
+ * than their whole conversion); `undefined` when the part must be saved,
+ * which is left to `convertContentAsync`.
+ */
+export declare function convertContentWithoutDisk(part: McpContent, options?: ToContentOptions): RawContentPart | null | undefined
+
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean
 

@@ -839,5 +839,6 @@ module.exports.ToolOutputStore = nativeBinding.ToolOutputStore
 module.exports.classify = nativeBinding.classify
 module.exports.convertContent = nativeBinding.convertContent
 module.exports.convertContentAsync = nativeBinding.convertContentAsync
+module.exports.convertContentWithoutDisk = nativeBinding.convertContentWithoutDisk
 module.exports.isTextualMediaType = nativeBinding.isTextualMediaType
 module.exports.isUtf8 = nativeBinding.isUtf8

@@ -123,3 +123,23 @@ test('the entry exports the native API plus toContent and toContentAsync', () =>
   assert.deepEqual(Object.keys(entry).sort(), [...Object.keys(native), 'toContent', 'toContentAsync'].sort())
   assert.equal(entry.ToolOutputStore, native.ToolOutputStore)
 })
+
+test('toContentAsync reports bad arguments as a rejection, never a throw', async () => {
+  for (const [part, options] of [[5, undefined], [null, undefined], [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { provider: 'nope' }]]) {
+    let promise
+    assert.doesNotThrow(() => {
+      promise = entry.toContentAsync(part, options)
+    })
+    await assert.rejects(promise, (error) => error.code === 'INVALID_ARGUMENT')
+  }
+})
+
+test('small parts that need a disk write still go to the thread pool and are saved', async () => {
+  const bytes = Buffer.from('PAR1\u0000\u0001\u0002PAR1')
+  const part = { type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob: bytes.toString('base64') } }
+  assert.equal(native.convertContentWithoutDisk(part, { outputDir: dir }), undefined)
+  const out = await entry.toContentAsync(part, { outputDir: dir })
+  const saved = /saved to (.+)\]$/.exec(out.text)?.[1]
+  assert.ok(saved, out.text)
+  assert.ok(fs.readFileSync(saved).equals(bytes))
+})

@@ -102,7 +102,9 @@ fn read_base64_string(string: JsString) -> Result<OwnedPayload, String> {
     unsafe { buffer.set_len(written) };
     if written < len {
         // Cut short by a multi-byte character: read it whole for the error.
-        return Ok(OwnedPayload::Base64(string.into_utf8().map_err(from_napi)?.take()));
+        return Ok(OwnedPayload::Base64(
+            string.into_utf8().map_err(from_napi)?.take(),
+        ));
     }
     Ok(OwnedPayload::Base64(buffer))
 }
@@ -329,7 +331,12 @@ pub enum Converted {
 }
 
 fn convert(parsed: &Parsed, settings: &Settings) -> Converted {
-    match parsed {
+    convert_with(parsed, settings, true).unwrap_or(Converted::Hidden)
+}
+
+/// Convert; with `may_write` false, `None` when the part needs a disk write.
+fn convert_with(parsed: &Parsed, settings: &Settings, may_write: bool) -> Option<Converted> {
+    let converted = match parsed {
         Parsed::Hidden => Converted::Hidden,
         Parsed::Text(text) => Converted::Text(text.clone()),
         Parsed::Media {
@@ -347,13 +354,15 @@ fn convert(parsed: &Parsed, settings: &Settings) -> Converted {
                     .as_ref()
                     .map_or(Payload::Bytes(&[]), OwnedPayload::as_payload),
             };
-            Converted::Part(content::media_to_content(
-                &part,
-                settings.profile,
-                &settings.store,
-            ))
+            let model_part = if may_write {
+                content::media_to_content(&part, settings.profile, &settings.store)
+            } else {
+                content::media_to_content_without_disk(&part, settings.profile)?
+            };
+            Converted::Part(model_part)
         }
-    }
+    };
+    Some(converted)
 }
 
 fn text_object<'env>(env: &'env Env, text: &str) -> Result<Object<'env>, String> {
@@ -443,6 +452,29 @@ pub fn convert_content<'env>(
     let parsed = parse_part(&part)?;
     let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
     to_js(env, converted)
+}
+
+/// `convertContent` for a part that needs no disk write, for the entry's
+/// `toContentAsync` on small parts (a thread-pool round trip costs more
+/// than their whole conversion); `undefined` when the part must be saved,
+/// which is left to `convertContentAsync`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "part: McpContent, options?: ToContentOptions",
+    ts_return_type = "RawContentPart | null | undefined"
+)]
+pub fn convert_content_without_disk<'env>(
+    env: &'env Env,
+    part: Unknown<'env>,
+    options: Option<Unknown<'env>>,
+) -> Result<Either<Option<Object<'env>>, ()>, String> {
+    let part = require_object(part)?;
+    let settings = settings(optional_arg(options, "options")?)?;
+    let parsed = parse_part(&part)?;
+    match guarded(|| Ok(convert_with(&parsed, &settings, false)))? {
+        Some(converted) => to_js(env, converted).map(Either::A),
+        None => Ok(Either::B(())),
+    }
 }
 
 pub struct ToContentTask {

@@ -44,6 +44,21 @@ pub enum ModelPart {
 
 /// Convert a media part for `profile`, saving what cannot be sent in `store`.
 pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputStore) -> ModelPart {
+    // With a store the conversion always completes.
+    convert_media(part, profile, Some(store)).unwrap_or_else(|| ModelPart::Text(String::new()))
+}
+
+/// Convert a media part unless that needs a disk write: `None` when the
+/// part must be saved, so a caller on the JS thread can hand it to a worker.
+pub fn media_to_content_without_disk(part: &MediaPart, profile: &Profile) -> Option<ModelPart> {
+    convert_media(part, profile, None)
+}
+
+fn convert_media(
+    part: &MediaPart,
+    profile: &Profile,
+    store: Option<&ToolOutputStore>,
+) -> Option<ModelPart> {
     let label = match (part.kind, part.uri.filter(|u| !u.is_empty())) {
         (_, Some(uri)) => Label::Resource(uri),
         (MediaKind::Image, None) => Label::Image,
@@ -60,12 +75,12 @@ pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputS
         Err(error) => {
             let mt = declared.as_deref().unwrap_or("application/octet-stream");
             let problem = format!("invalid base64 data ({error})");
-            return ModelPart::Text(note::unreadable(label, mt, &problem));
+            return Some(ModelPart::Text(note::unreadable(label, mt, &problem)));
         }
     };
     let c = classify::classify_data(&data, declared);
 
-    match route::decide(&c, profile) {
+    let part = match route::decide(&c, profile) {
         Route::Unreadable => {
             let problem = c.problem().unwrap_or("unreadable data");
             ModelPart::Text(note::unreadable(label, &c.media_type, problem))
@@ -78,10 +93,11 @@ pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputS
         },
         Route::Text { media_type } => match decoded_text(&data, &c) {
             Some(text) => ModelPart::Text(note::text(label, &media_type, &text)),
-            None => spill(&data, &c.media_type, label, store),
+            None => spill(&data, &c.media_type, label, store?),
         },
-        Route::Spill { media_type } => spill(&data, &media_type, label, store),
-    }
+        Route::Spill { media_type } => spill(&data, &media_type, label, store?),
+    };
+    Some(part)
 }
 
 fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
