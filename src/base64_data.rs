@@ -155,20 +155,26 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
     Ok(base64)
 }
 
-/// The first byte that is neither a symbol of `alphabet`, `=`, nor a line break.
+/// The first byte that is neither a symbol of `alphabet`, `=`, nor a line
+/// break, with its position among the symbols (line breaks not counted).
 fn first_foreign_symbol(input: &[u8], alphabet: Alphabet) -> Option<Base64Error> {
+    let allowed = allowed_bytes(alphabet);
+    let index = input.iter().position(|&b| !allowed[usize::from(b)])?;
+    let line_breaks = memchr::memchr2_iter(b'\r', b'\n', &input[..index]).count();
+    Some(describe_byte(input[index], index - line_breaks))
+}
+
+/// Which bytes may appear in input of `alphabet`: its symbols, `=`, CR, LF.
+fn allowed_bytes(alphabet: Alphabet) -> [bool; 256] {
+    let mut allowed = [false; 256];
     let (c62, c63) = alphabet.symbols_62_63();
-    let mut position = 0;
-    for &byte in input {
-        match byte {
-            b'\r' | b'\n' => continue,
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'=' => {}
-            _ if byte == c62 || byte == c63 => {}
-            _ => return Some(describe_byte(byte, position)),
-        }
-        position += 1;
+    for b in (b'A'..=b'Z').chain(b'a'..=b'z').chain(b'0'..=b'9') {
+        allowed[usize::from(b)] = true;
     }
-    None
+    for b in [c62, c63, b'=', b'\r', b'\n'] {
+        allowed[usize::from(b)] = true;
+    }
+    allowed
 }
 
 /// Why input of the right shape failed the engine's check (error path only).
