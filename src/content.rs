@@ -246,6 +246,25 @@ mod tests {
     }
 
     #[test]
+    fn without_disk_converts_all_but_what_must_be_saved() {
+        let markdown = base64_data::encode(b"# Title");
+        let part = resource("file:///README.md", "text/markdown", &markdown);
+        assert_eq!(
+            media_to_content_without_disk(&part, &DEFAULT),
+            Some(ModelPart::Text(
+                "[Resource file:///README.md (text/markdown)]\n# Title".into()
+            ))
+        );
+        let parquet = base64_data::encode(b"PAR1\x00\x01PAR1");
+        let part = resource(
+            "file:///d.parquet",
+            "application/vnd.apache.parquet",
+            &parquet,
+        );
+        assert_eq!(media_to_content_without_disk(&part, &DEFAULT), None);
+    }
+
+    #[test]
     fn file_names_from_uris() {
         assert_eq!(file_name("file:///tmp/a.pdf").as_deref(), Some("a.pdf"));
         assert_eq!(
