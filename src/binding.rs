@@ -432,6 +432,13 @@ fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
     unsafe { value.cast::<Object>() }.map_err(from_napi)
 }
 
+/// Check and read the arguments every conversion export takes.
+fn read_arguments(part: Unknown, options: Option<Unknown>) -> Result<(Parsed, Settings), String> {
+    let part = require_object(part)?;
+    let settings = settings(optional_arg(options, "options")?)?;
+    Ok((parse_part(&part)?, settings))
+}
+
 // ---------------------------------------------------------------- exports
 
 /// The native half of `toContent`, for the package entry: a file part
@@ -447,9 +454,7 @@ pub fn convert_content<'env>(
     part: Unknown<'env>,
     options: Option<Unknown<'env>>,
 ) -> Result<Option<Object<'env>>, String> {
-    let part = require_object(part)?;
-    let settings = settings(optional_arg(options, "options")?)?;
-    let parsed = parse_part(&part)?;
+    let (parsed, settings) = read_arguments(part, options)?;
     let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
     to_js(env, converted)
 }
@@ -468,9 +473,7 @@ pub fn convert_content_without_disk<'env>(
     part: Unknown<'env>,
     options: Option<Unknown<'env>>,
 ) -> Result<Either<Option<Object<'env>>, ()>, String> {
-    let part = require_object(part)?;
-    let settings = settings(optional_arg(options, "options")?)?;
-    let parsed = parse_part(&part)?;
+    let (parsed, settings) = read_arguments(part, options)?;
     match guarded(|| Ok(convert_with(&parsed, &settings, false)))? {
         Some(converted) => to_js(env, converted).map(Either::A),
         None => Ok(Either::B(())),
@@ -518,9 +521,7 @@ pub fn convert_content_async(
     part: Unknown,
     options: Option<Unknown>,
 ) -> Result<AsyncTask<ToContentTask>, String> {
-    let part = require_object(part)?;
-    let settings = settings(optional_arg(options, "options")?)?;
-    let parsed = parse_part(&part)?;
+    let (parsed, settings) = read_arguments(part, options)?;
     Ok(AsyncTask::new(ToContentTask { parsed, settings }))
 }
 
