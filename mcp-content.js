@@ -92,21 +92,17 @@ function dataSize(data) {
   return 0
 }
 
-function toContentAsync(part, options) {
-  try {
-    if (part === null || typeof part !== 'object') return native.convertContentAsync(part, options)
-    const text = textPart(part, options)
-    if (text !== undefined) return Promise.resolve(text)
-    const { plain, data } = readMediaPart(part)
-    if (dataSize(data) <= INLINE_MAX_DATA) {
-      const out = native.convertContentWithoutDisk(plain, options)
-      if (out !== undefined) return Promise.resolve(withData(out, data))
-    }
-    return native.convertContentAsync(plain, options).then((out) => withData(out, data))
-  } catch (error) {
-    // A promise-returning function reports bad arguments as a rejection.
-    return Promise.reject(error)
+// An async function: a bad argument becomes a rejection, never a throw.
+async function toContentAsync(part, options) {
+  if (part === null || typeof part !== 'object') return native.convertContentAsync(part, options)
+  const text = textPart(part, options)
+  if (text !== undefined) return text
+  const { plain, data } = readMediaPart(part)
+  if (dataSize(data) <= INLINE_MAX_DATA) {
+    const out = native.convertContentWithoutDisk(plain, options)
+    if (out !== undefined) return withData(out, data)
   }
+  return withData(await native.convertContentAsync(plain, options), data)
 }
 
 exports.toContent = toContent
