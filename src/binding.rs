@@ -60,18 +60,31 @@ fn guarded<T>(work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
 
 // ---------------------------------------------------------------- inputs
 
-/// A part's `data`/`blob`, owned so it can cross to a worker thread.
-pub enum OwnedPayload {
-    Bytes(Uint8Array),
+/// A part's `data`/`blob` as read from JS.
+pub enum InputData {
+    /// Bytes borrowed for the current call only: the sync exports. A
+    /// `Uint8Array` reference would cost a Node-API reference and its
+    /// release, several times the work on a small image.
+    Borrowed(&'static [u8]),
+    /// Bytes kept alive by a reference, so they can cross to a worker thread.
+    Shared(Uint8Array),
     /// The base64 string's bytes (UTF-8; only ASCII is valid base64).
     Base64(Vec<u8>),
 }
 
-impl OwnedPayload {
+/// Whether the data must outlive the current call (async work).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    ForThisCall,
+    ForATask,
+}
+
+impl InputData {
     fn as_payload(&self) -> Payload<'_> {
         match self {
-            OwnedPayload::Bytes(bytes) => Payload::Bytes(bytes),
-            OwnedPayload::Base64(text) => Payload::Base64(text),
+            InputData::Borrowed(bytes) => Payload::Bytes(bytes),
+            InputData::Shared(bytes) => Payload::Bytes(bytes),
+            InputData::Base64(text) => Payload::Base64(text),
         }
     }
 }
@@ -82,7 +95,7 @@ impl OwnedPayload {
 /// bytes >= 0x80, which base64 validation reports. (Latin-1 access would
 /// fold U+0141 into 'A', and measuring the UTF-8 length first is a second
 /// pass over the string: 1.3 ms of 1.7 ms for a 6.7 MB string here.)
-fn read_base64_string(string: JsString) -> Result<OwnedPayload, String> {
+fn read_base64_string(string: JsString) -> Result<InputData, String> {
     let len = string.utf16_len().map_err(from_napi)?;
     let mut buffer: Vec<u8> = Vec::with_capacity(len + 1);
     let mut written = 0usize;
@@ -102,27 +115,33 @@ fn read_base64_string(string: JsString) -> Result<OwnedPayload, String> {
     unsafe { buffer.set_len(written) };
     if written < len {
         // Cut short by a multi-byte character: read it whole for the error.
-        return Ok(OwnedPayload::Base64(
+        return Ok(InputData::Base64(
             string.into_utf8().map_err(from_napi)?.take(),
         ));
     }
-    Ok(OwnedPayload::Base64(buffer))
+    Ok(InputData::Base64(buffer))
 }
 
-fn read_payload(value: Unknown, field: &str) -> Result<Option<OwnedPayload>, String> {
+fn read_payload(value: Unknown, field: &str, hold: Hold) -> Result<Option<InputData>, String> {
     match value.get_type().map_err(from_napi)? {
         ValueType::Undefined | ValueType::Null => Ok(None),
         ValueType::String => {
             let string: JsString = unsafe { value.cast() }.map_err(from_napi)?;
             read_base64_string(string).map(Some)
         }
-        _ => match unsafe { value.cast::<Uint8Array>() } {
-            Ok(bytes) => Ok(Some(OwnedPayload::Bytes(bytes))),
-            Err(_) => Err(js_error(
-                code::INVALID_ARGUMENT,
-                format!("`{field}` must be a base64 string or a Uint8Array"),
-            )),
-        },
+        _ => {
+            let bytes = match hold {
+                // SAFETY: the slice is used only until this export returns.
+                Hold::ForThisCall => unsafe { value.cast::<&[u8]>() }.map(InputData::Borrowed),
+                Hold::ForATask => unsafe { value.cast::<Uint8Array>() }.map(InputData::Shared),
+            };
+            bytes.map(Some).map_err(|_| {
+                js_error(
+                    code::INVALID_ARGUMENT,
+                    format!("`{field}` must be a base64 string or a Uint8Array"),
+                )
+            })
+        }
     }
 }
 
@@ -187,19 +206,19 @@ pub enum Parsed {
         kind: MediaKind,
         uri: Option<String>,
         declared: Option<String>,
-        payload: Option<OwnedPayload>,
+        payload: Option<InputData>,
     },
 }
 
 /// Parse a part, reading each field once.
-fn parse_part(part: &Object) -> Result<Parsed, String> {
+fn parse_part(part: &Object, hold: Hold) -> Result<Parsed, String> {
     if !audience_includes_model(part)? {
         return Ok(Parsed::Hidden);
     }
     let kind = get_string(part, "type")?.unwrap_or_default();
     let media = |kind: MediaKind, holder: &Object, field: &str, uri: Option<String>| {
         let payload = match holder.get::<Unknown>(field).map_err(from_napi)? {
-            Some(value) => read_payload(value, field)?,
+            Some(value) => read_payload(value, field, hold)?,
             None => None,
         };
         Ok(Parsed::Media {
@@ -352,7 +371,7 @@ fn convert_with(parsed: &Parsed, settings: &Settings, may_write: bool) -> Option
                 // No data at all reads as empty data.
                 payload: payload
                     .as_ref()
-                    .map_or(Payload::Bytes(&[]), OwnedPayload::as_payload),
+                    .map_or(Payload::Bytes(&[]), InputData::as_payload),
             };
             let model_part = if may_write {
                 content::media_to_content(&part, settings.profile, &settings.store)
@@ -433,10 +452,14 @@ fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
 }
 
 /// Check and read the arguments every conversion export takes.
-fn read_arguments(part: Unknown, options: Option<Unknown>) -> Result<(Parsed, Settings), String> {
+fn read_arguments(
+    part: Unknown,
+    options: Option<Unknown>,
+    hold: Hold,
+) -> Result<(Parsed, Settings), String> {
     let part = require_object(part)?;
     let settings = settings(optional_arg(options, "options")?)?;
-    Ok((parse_part(&part)?, settings))
+    Ok((parse_part(&part, hold)?, settings))
 }
 
 // ---------------------------------------------------------------- exports
@@ -454,7 +477,7 @@ pub fn convert_content<'env>(
     part: Unknown<'env>,
     options: Option<Unknown<'env>>,
 ) -> Result<Option<Object<'env>>, String> {
-    let (parsed, settings) = read_arguments(part, options)?;
+    let (parsed, settings) = read_arguments(part, options, Hold::ForThisCall)?;
     let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
     to_js(env, converted)
 }
@@ -473,7 +496,7 @@ pub fn convert_content_without_disk<'env>(
     part: Unknown<'env>,
     options: Option<Unknown<'env>>,
 ) -> Result<Either<Option<Object<'env>>, ()>, String> {
-    let (parsed, settings) = read_arguments(part, options)?;
+    let (parsed, settings) = read_arguments(part, options, Hold::ForThisCall)?;
     match guarded(|| Ok(convert_with(&parsed, &settings, false)))? {
         Some(converted) => to_js(env, converted).map(Either::A),
         None => Ok(Either::B(())),
@@ -521,7 +544,7 @@ pub fn convert_content_async(
     part: Unknown,
     options: Option<Unknown>,
 ) -> Result<AsyncTask<ToContentTask>, String> {
-    let (parsed, settings) = read_arguments(part, options)?;
+    let (parsed, settings) = read_arguments(part, options, Hold::ForATask)?;
     Ok(AsyncTask::new(ToContentTask { parsed, settings }))
 }
 
@@ -572,7 +595,7 @@ pub fn classify(
 ) -> Result<JsClassification, String> {
     let declared_media_type: Option<String> =
         optional_arg(declared_media_type, "declaredMediaType")?;
-    let payload = read_payload(data, "data")?
+    let payload = read_payload(data, "data", Hold::ForThisCall)?
         .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
     guarded(|| {
         let c = classify::classify(payload.as_payload(), declared_media_type.as_deref());
@@ -626,7 +649,7 @@ pub struct ToolOutputStore {
 
 /// Owned input of a save, decoded on the calling or on a worker thread.
 pub struct SaveJob {
-    payload: OwnedPayload,
+    payload: InputData,
     options: Option<SaveOptions>,
     store: Arc<store::ToolOutputStore>,
 }
@@ -635,8 +658,9 @@ impl SaveJob {
     fn run(&self) -> Result<SavedFile, String> {
         let decoded;
         let bytes: &[u8] = match &self.payload {
-            OwnedPayload::Bytes(bytes) => bytes,
-            OwnedPayload::Base64(text) => {
+            InputData::Borrowed(bytes) => bytes,
+            InputData::Shared(bytes) => bytes,
+            InputData::Base64(text) => {
                 let b64 = base64_data::inspect(text).map_err(|e| {
                     js_error(code::INVALID_BASE64, format!("invalid base64 data ({e})"))
                 })?;
@@ -719,7 +743,7 @@ impl ToolOutputStore {
         ts_args_type = "data: Uint8Array | string, options?: SaveOptions"
     )]
     pub fn save(&self, data: Unknown, options: Option<Unknown>) -> Result<SavedFile, String> {
-        let job = self.job(data, options)?;
+        let job = self.job(data, options, Hold::ForThisCall)?;
         guarded(|| job.run())
     }
 
@@ -734,7 +758,11 @@ impl ToolOutputStore {
         data: Unknown,
         options: Option<Unknown>,
     ) -> Result<AsyncTask<SaveTask>, String> {
-        Ok(AsyncTask::new(SaveTask(self.job(data, options)?)))
+        Ok(AsyncTask::new(SaveTask(self.job(
+            data,
+            options,
+            Hold::ForATask,
+        )?)))
     }
 
     /// Delete this store's own files older than the retention; returns how many.
@@ -746,9 +774,9 @@ impl ToolOutputStore {
         })
     }
 
-    fn job(&self, data: Unknown, options: Option<Unknown>) -> Result<SaveJob, String> {
+    fn job(&self, data: Unknown, options: Option<Unknown>, hold: Hold) -> Result<SaveJob, String> {
         let options: Option<SaveOptions> = optional_arg(options, "options")?;
-        let payload = read_payload(data, "data")?
+        let payload = read_payload(data, "data", hold)?
             .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
         Ok(SaveJob {
             payload,
