@@ -38,6 +38,12 @@ export type ContentPart =
 /** Target provider profiles. */
 export type ProviderName = 'default'
 
+/**
+ * `convertMedia`'s answer: the text of a text part, or a file part as
+ * `[mediaType, data, uri, filename]`, `data` null when it is the input itself.
+ */
+export type MediaResult = string | Array<string | null>
+
 /** `convertContent`'s answer: a file part may leave `data` for the caller to fill. */
 export type RawContentPart =
   | { type: 'text'; text: string }
@@ -107,18 +113,24 @@ export declare function classify(data: Uint8Array | string, declaredMediaType?: 
 export declare function convertContent(part: McpContent, options?: ToContentOptions): RawContentPart | null
 
 /**
- * `convertContent` with the decoding, checks and disk writes on the libuv
- * thread pool; the JS thread only reads the part. Use `toContentAsync`.
+ * The native half of `toContent` for a media part (image, audio, media, a
+ * resource with a blob). Use `toContent`.
  */
-export declare function convertContentAsync(part: McpContent, options?: ToContentOptions): Promise<RawContentPart | null>
+export declare function convertMedia(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): MediaResult
 
 /**
- * `convertContent` for a part that needs no disk write, for the entry's
+ * `convertMedia` with the decoding, checks and disk writes on the libuv
+ * thread pool; the JS thread only reads the arguments. Use `toContentAsync`.
+ */
+export declare function convertMediaAsync(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): Promise<MediaResult>
+
+/**
+ * `convertMedia` for a part that needs no disk write, for the entry's
  * `toContentAsync` on small parts (a thread-pool round trip costs more
  * than their whole conversion); `undefined` when the part must be saved,
- * which is left to `convertContentAsync`.
+ * which is left to `convertMediaAsync`.
  */
-export declare function convertContentWithoutDisk(part: McpContent, options?: ToContentOptions): RawContentPart | null | undefined
+export declare function convertMediaWithoutDisk(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): MediaResult | undefined
 
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean

@@ -4,9 +4,13 @@
 // JS side of the boundary:
 // - plain text parts are answered here: crossing into native code costs more
 //   than the whole answer (tens of ns against µs, and a copy of the text);
-// - a file part whose data is the caller's own input comes back from native
-//   code with `data: undefined`, and gets the input string itself (no copy),
-//   or, for bytes, Node's base64 encoder, which writes an external string;
+// - a media part's fields are read here, once each, and passed to native code
+//   one by one; it answers with a string or a short array that becomes the
+//   part here (Node-API property reads and object building cost more than
+//   converting a small image);
+// - a file part whose data is the caller's own input gets the input string
+//   itself (no copy), or, for bytes, Node's base64 encoder, which writes an
+//   external string;
 // - toContentAsync converts a small part (up to 256 KiB of data) on the spot
 //   unless it must be written to disk: a thread-pool round trip costs more
 //   than such a conversion (a 100 KB image: 35 µs inline; 112 µs, 85 µs of
@@ -46,44 +50,45 @@ function textPart(part, options) {
 }
 
 /**
- * Read the fields of a media part once (a getter could answer differently on a
- * second read) into a plain part for native code; returns it with the data.
+ * A media part's fields, each read once (a getter could answer differently on
+ * a second read), or `undefined` for parts native code reads whole: those
+ * with no binary data (embedded text, resource links, unknown types).
  */
-function readMediaPart(part) {
+function readMedia(part) {
   switch (part.type) {
     case 'image':
     case 'audio':
-    case 'media': {
-      const data = part.data
-      const plain = { type: part.type, data, mimeType: part.mimeType, uri: part.uri, annotations: part.annotations }
-      return { plain, data }
-    }
+      return { kind: part.type, data: part.data, mimeType: part.mimeType, uri: undefined, plain: undefined }
+    case 'media':
+      return { kind: 'media', data: part.data, mimeType: part.mimeType, uri: part.uri, plain: undefined }
     case 'resource': {
       const resource = part.resource
-      if (resource === null || typeof resource !== 'object') return { plain: part, data: undefined }
-      const data = resource.blob
-      const plainResource = { uri: resource.uri, mimeType: resource.mimeType, text: resource.text, blob: data }
-      return { plain: { type: 'resource', resource: plainResource, annotations: part.annotations }, data }
+      if (resource === null || typeof resource !== 'object') return undefined
+      const { uri, mimeType, text, blob } = resource
+      // Embedded text goes to native code whole, as the values just read.
+      const plain = { type: 'resource', resource: { uri, mimeType, text }, annotations: part.annotations }
+      if (text !== undefined && text !== null) return { kind: undefined, plain }
+      return { kind: 'resource', data: blob, mimeType, uri, plain: undefined }
     }
     default:
-      return { plain: part, data: undefined }
+      return undefined
   }
 }
 
-/** Put the caller's own data into a file part native code left it out of. */
-function withData(out, data) {
-  if (out !== null && out.type === 'file' && out.data === undefined) {
-    out.data = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64')
-  }
+/** The part for native code's compact answer; a file's data may be the caller's input. */
+function fromMediaResult(result, data) {
+  if (typeof result === 'string') return { type: 'text', text: result }
+  const [mediaType, encoded, uri, filename] = result
+  const out = { type: 'file', mediaType, data: encoded !== null ? encoded : base64Of(data) }
+  if (uri !== null) out.uri = uri
+  if (filename !== null) out.filename = filename
   return out
 }
 
-function toContent(part, options) {
-  if (part === null || typeof part !== 'object') return native.convertContent(part, options)
-  const text = textPart(part, options)
-  if (text !== undefined) return text
-  const { plain, data } = readMediaPart(part)
-  return withData(native.convertContent(plain, options), data)
+/** The input itself when it is a string (native code found it canonical), else its encoding. */
+function base64Of(data) {
+  if (typeof data === 'string') return data
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64')
 }
 
 function dataSize(data) {
@@ -92,24 +97,41 @@ function dataSize(data) {
   return 0
 }
 
-// An async function: a bad argument becomes a rejection, never a throw.
-async function toContentAsync(part, options) {
-  if (part === null || typeof part !== 'object') return native.convertContentAsync(part, options)
+function toContent(part, options) {
+  if (part === null || typeof part !== 'object') return native.convertContent(part, options)
   const text = textPart(part, options)
   if (text !== undefined) return text
-  const { plain, data } = readMediaPart(part)
+  const media = readMedia(part)
+  if (media === undefined) return native.convertContent(part, options)
+  if (media.kind === undefined) return native.convertContent(media.plain, options)
+  if (!isForModel(part)) return null
+  const { kind, data, mimeType, uri } = media
+  return fromMediaResult(native.convertMedia(kind, data, mimeType, uri, options), data)
+}
+
+// An async function: a bad argument becomes a rejection, never a throw.
+async function toContentAsync(part, options) {
+  if (part === null || typeof part !== 'object') return native.convertContent(part, options)
+  const text = textPart(part, options)
+  if (text !== undefined) return text
+  const media = readMedia(part)
+  if (media === undefined) return native.convertContent(part, options)
+  if (media.kind === undefined) return native.convertContent(media.plain, options)
+  if (!isForModel(part)) return null
+  const { kind, data, mimeType, uri } = media
   if (dataSize(data) <= INLINE_MAX_DATA) {
-    const out = native.convertContentWithoutDisk(plain, options)
-    if (out !== undefined) return withData(out, data)
+    const result = native.convertMediaWithoutDisk(kind, data, mimeType, uri, options)
+    if (result !== undefined) return fromMediaResult(result, data)
   }
-  return withData(await native.convertContentAsync(plain, options), data)
+  return fromMediaResult(await native.convertMediaAsync(kind, data, mimeType, uri, options), data)
 }
 
 exports.toContent = toContent
 exports.toContentAsync = toContentAsync
 exports.convertContent = native.convertContent
-exports.convertContentAsync = native.convertContentAsync
-exports.convertContentWithoutDisk = native.convertContentWithoutDisk
+exports.convertMedia = native.convertMedia
+exports.convertMediaAsync = native.convertMediaAsync
+exports.convertMediaWithoutDisk = native.convertMediaWithoutDisk
 exports.classify = native.classify
 exports.isUtf8 = native.isUtf8
 exports.isTextualMediaType = native.isTextualMediaType

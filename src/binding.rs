@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsString, ScopedTask, Task, Unknown, ValueType};
+use napi::{Env, JsString, Task, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::classify::{self, Classification};
@@ -146,7 +146,12 @@ fn read_payload(value: Unknown, field: &str, hold: Hold) -> Result<Option<InputD
 }
 
 fn get_string(object: &Object, field: &str) -> Result<Option<String>, String> {
-    let Some(value) = object.get::<Unknown>(field).map_err(from_napi)? else {
+    string_arg(object.get::<Unknown>(field).map_err(from_napi)?, field)
+}
+
+/// A string argument or field; `None` when absent or null.
+fn string_arg(value: Option<Unknown>, name: &str) -> Result<Option<String>, String> {
+    let Some(value) = value else {
         return Ok(None);
     };
     match value.get_type().map_err(from_napi)? {
@@ -156,7 +161,7 @@ fn get_string(object: &Object, field: &str) -> Result<Option<String>, String> {
             .map_err(from_napi),
         _ => Err(js_error(
             code::INVALID_ARGUMENT,
-            format!("`{field}` must be a string"),
+            format!("`{name}` must be a string"),
         )),
     }
 }
@@ -482,43 +487,138 @@ pub fn convert_content<'env>(
     to_js(env, converted)
 }
 
-/// `convertContent` for a part that needs no disk write, for the entry's
-/// `toContentAsync` on small parts (a thread-pool round trip costs more
-/// than their whole conversion); `undefined` when the part must be saved,
-/// which is left to `convertContentAsync`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "part: McpContent, options?: ToContentOptions",
-    ts_return_type = "RawContentPart | null | undefined"
-)]
-pub fn convert_content_without_disk<'env>(
-    env: &'env Env,
-    part: Unknown<'env>,
-    options: Option<Unknown<'env>>,
-) -> Result<Either<Option<Object<'env>>, ()>, String> {
-    let (parsed, settings) = read_arguments(part, options, Hold::ForThisCall)?;
-    match guarded(|| Ok(convert_with(&parsed, &settings, false)))? {
-        Some(converted) => to_js(env, converted).map(Either::A),
-        None => Ok(Either::B(())),
+/// A media part's fields, read once each by the entry and passed one by one:
+/// reading them from an object through Node-API, and building a result
+/// object there, cost more than converting a small image.
+fn read_media_arguments(
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    options: Option<Unknown>,
+    hold: Hold,
+) -> Result<(Parsed, Settings), String> {
+    let kind = match string_arg(Some(kind), "kind")?.as_deref() {
+        Some("image") => MediaKind::Image,
+        Some("audio") => MediaKind::Audio,
+        Some("media") => MediaKind::Media,
+        Some("resource") => MediaKind::Resource,
+        _ => {
+            return Err(js_error(
+                code::INVALID_ARGUMENT,
+                "`kind` must be 'image', 'audio', 'media' or 'resource'",
+            ))
+        }
+    };
+    let settings = settings(optional_arg(options, "options")?)?;
+    let payload = match data {
+        Some(value) => read_payload(value, "data", hold)?,
+        None => None,
+    };
+    let declared = string_arg(mime_type, "mimeType")?;
+    let uri = string_arg(uri, "uri")?;
+    // As parse_part reads them: a resource always has a uri, an image or
+    // audio block none.
+    let uri = match kind {
+        MediaKind::Image | MediaKind::Audio => None,
+        MediaKind::Media => uri,
+        MediaKind::Resource => Some(uri.unwrap_or_default()),
+    };
+    let parsed = Parsed::Media {
+        kind,
+        uri,
+        declared,
+        payload,
+    };
+    Ok((parsed, settings))
+}
+
+/// `convertMedia`'s answer: the text of a text part, or a file part's
+/// `[mediaType, data, uri, filename]` (`data` null when it is the input).
+type MediaResult = Either<String, Vec<Option<String>>>;
+
+fn media_result(converted: Converted) -> MediaResult {
+    match converted {
+        Converted::Part(ModelPart::File {
+            media_type,
+            data,
+            uri,
+            filename,
+        }) => {
+            let data = match data {
+                Base64Output::Encoded(text) => Some(text),
+                Base64Output::InputString | Base64Output::InputBytes => None,
+            };
+            Either::B(vec![Some(media_type.to_string()), data, uri, filename])
+        }
+        Converted::Part(ModelPart::Text(text)) | Converted::Text(text) => Either::A(text),
+        // Media parts come with their audience already checked.
+        Converted::Hidden => Either::A(String::new()),
     }
 }
 
-pub struct ToContentTask {
+/// The native half of `toContent` for a media part (image, audio, media, a
+/// resource with a blob). Use `toContent`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions",
+    ts_return_type = "MediaResult"
+)]
+pub fn convert_media(
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    options: Option<Unknown>,
+) -> Result<MediaResult, String> {
+    let (parsed, settings) =
+        read_media_arguments(kind, data, mime_type, uri, options, Hold::ForThisCall)?;
+    guarded(|| Ok(media_result(convert(&parsed, &settings))))
+}
+
+/// `convertMedia` for a part that needs no disk write, for the entry's
+/// `toContentAsync` on small parts (a thread-pool round trip costs more
+/// than their whole conversion); `undefined` when the part must be saved,
+/// which is left to `convertMediaAsync`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions",
+    ts_return_type = "MediaResult | undefined"
+)]
+pub fn convert_media_without_disk(
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    options: Option<Unknown>,
+) -> Result<Either<MediaResult, ()>, String> {
+    let (parsed, settings) =
+        read_media_arguments(kind, data, mime_type, uri, options, Hold::ForThisCall)?;
+    guarded(|| {
+        Ok(match convert_with(&parsed, &settings, false) {
+            Some(converted) => Either::A(media_result(converted)),
+            None => Either::B(()),
+        })
+    })
+}
+
+pub struct MediaTask {
     parsed: Parsed,
     settings: Settings,
 }
 
-impl<'env> ScopedTask<'env> for ToContentTask {
-    type Output = Result<Converted, String>;
-    type JsValue = Option<Object<'env>>;
+impl Task for MediaTask {
+    type Output = Result<MediaResult, String>;
+    type JsValue = MediaResult;
 
     fn compute(&mut self) -> Result<Self::Output> {
-        Ok(guarded(|| Ok(convert(&self.parsed, &self.settings))))
+        Ok(guarded(|| {
+            Ok(media_result(convert(&self.parsed, &self.settings)))
+        }))
     }
 
-    fn resolve(&mut self, env: &'env Env, output: Self::Output) -> Result<Self::JsValue> {
-        let converted = output.map_err(|e| rejection(env, e))?;
-        to_js(env, converted).map_err(|e| rejection(env, e))
+    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+        output.map_err(|e| rejection(&env, e))
     }
 }
 
@@ -533,19 +633,23 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
     build().unwrap_or_else(|e| e)
 }
 
-/// `convertContent` with the decoding, checks and disk writes on the libuv
-/// thread pool; the JS thread only reads the part. Use `toContentAsync`.
+/// `convertMedia` with the decoding, checks and disk writes on the libuv
+/// thread pool; the JS thread only reads the arguments. Use `toContentAsync`.
 #[napi(
     catch_unwind,
-    ts_args_type = "part: McpContent, options?: ToContentOptions",
-    ts_return_type = "Promise<RawContentPart | null>"
+    ts_args_type = "kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions",
+    ts_return_type = "Promise<MediaResult>"
 )]
-pub fn convert_content_async(
-    part: Unknown,
+pub fn convert_media_async(
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
     options: Option<Unknown>,
-) -> Result<AsyncTask<ToContentTask>, String> {
-    let (parsed, settings) = read_arguments(part, options, Hold::ForATask)?;
-    Ok(AsyncTask::new(ToContentTask { parsed, settings }))
+) -> Result<AsyncTask<MediaTask>, String> {
+    let (parsed, settings) =
+        read_media_arguments(kind, data, mime_type, uri, options, Hold::ForATask)?;
+    Ok(AsyncTask::new(MediaTask { parsed, settings }))
 }
 
 /// What the bytes are, set against the declared media type.

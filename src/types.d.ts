@@ -38,6 +38,12 @@ export type ContentPart =
 /** Target provider profiles. */
 export type ProviderName = 'default'
 
+/**
+ * `convertMedia`'s answer: the text of a text part, or a file part as
+ * `[mediaType, data, uri, filename]`, `data` null when it is the input itself.
+ */
+export type MediaResult = string | Array<string | null>
+
 /** `convertContent`'s answer: a file part may leave `data` for the caller to fill. */
 export type RawContentPart =
   | { type: 'text'; text: string }
