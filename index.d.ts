@@ -132,11 +132,20 @@ export declare function convertMediaAsync(kind: 'image' | 'audio' | 'media' | 'r
  */
 export declare function convertMediaWithoutDisk(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): MediaResult | undefined
 
+/**
+ * The header line (with its newline) of an embedded text resource; the
+ * caller appends the text, so a long text is never copied. Used by `toContent`.
+ */
+export declare function embeddedTextHeader(uri?: string | null, mimeType?: string | null): string
+
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean
 
 /** True when the bytes are valid UTF-8. */
 export declare function isUtf8(data: Uint8Array): boolean
+
+/** The note for a `resource_link` part, from its fields. Used by `toContent`. */
+export declare function resourceLinkText(uri?: string | null, name?: string | null, mimeType?: string | null, size?: number | null, description?: string | null): string
 
 export interface SavedFile {
   path: string

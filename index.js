@@ -841,5 +841,7 @@ module.exports.convertContent = nativeBinding.convertContent
 module.exports.convertMedia = nativeBinding.convertMedia
 module.exports.convertMediaAsync = nativeBinding.convertMediaAsync
 module.exports.convertMediaWithoutDisk = nativeBinding.convertMediaWithoutDisk
+module.exports.embeddedTextHeader = nativeBinding.embeddedTextHeader
 module.exports.isTextualMediaType = nativeBinding.isTextualMediaType
 module.exports.isUtf8 = nativeBinding.isUtf8
+module.exports.resourceLinkText = nativeBinding.resourceLinkText

@@ -37,6 +37,25 @@ const parts = [
   { type: 'text' },
   { type: 'text', text: 5 },
   { type: 'text', text: null },
+  // Parts without binary data, answered from native notes.
+  { type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', mimeType: 'text/x-rust', size: 12, description: 'main' },
+  { type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', size: 0.5 },
+  { type: 'resource_link', uri: 'file:///a.rs', size: '12' },
+  { type: 'resource_link' },
+  { type: 'resource_link', uri: 'file:///a.rs', name: 7 },
+  { type: 'resource_link', uri: 'file:///a.rs', annotations: { audience: ['user'] } },
+  { type: 'resource', resource: { uri: 'file:///R.md', mimeType: 'text/markdown', text: '# R' } },
+  { type: 'resource', resource: { uri: 'file:///R.md', text: 'x'.repeat(100_000) } },
+  { type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } },
+  { type: 'resource', resource: { uri: 'file:///R.md', text: 5 } },
+  { type: 'resource', resource: { uri: 'file:///R.md', text: 5 }, annotations: { audience: ['user'] } },
+  { type: 'resource', resource: { uri: 'file:///R.md', text: '# R' }, annotations: { audience: ['user'] } },
+  { type: 'resource', resource: { uri: 5, text: 'x' } },
+  { type: 'resource', resource: null },
+  { type: 'resource' },
+  { type: 'unknown_kind', data: 'x' },
+  { type: 5 },
+  {},
 ]
 
 const optionSets = [
@@ -69,13 +88,13 @@ async function outcomeAsync(fn) {
   }
 }
 
-test('text parts: the entry and the native binding agree (sync and async)', async () => {
+test('parts without binary data: the entry and the native binding agree (sync and async)', async () => {
   for (const part of parts) {
     for (const options of optionSets) {
       const label = `${JSON.stringify(part).slice(0, 80)} with ${JSON.stringify(options)}`
       const expected = outcome(() => native.convertContent(part, options))
       assert.deepEqual(outcome(() => entry.toContent(part, options)), expected, label)
-      // Text parts have no async native path: the sync answer, as a promise.
+      // These parts have no async native path: the sync answer, as a promise.
       const expectedAsync = await outcomeAsync(async () => native.convertContent(part, options))
       assert.deepEqual(await outcomeAsync(() => entry.toContentAsync(part, options)), expectedAsync, label)
     }

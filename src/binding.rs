@@ -250,25 +250,39 @@ fn parse_part(part: &Object, hold: Hold) -> Result<Parsed, String> {
             }
             media(MediaKind::Resource, &resource, "blob", Some(uri))
         }
-        "resource_link" => {
-            let size = match part.get::<Unknown>("size").map_err(from_napi)? {
-                Some(v) if v.get_type().map_err(from_napi)? == ValueType::Number => {
-                    Some(unsafe { v.cast::<f64>() }.map_err(from_napi)?)
-                }
-                _ => None,
-            };
-            text(note::resource_link(
-                &get_string(part, "uri")?.unwrap_or_default(),
-                get_string(part, "name")?.as_deref(),
-                get_string(part, "mimeType")?.as_deref(),
-                // A byte count is a whole number; anything else is left out.
-                size.filter(|s| s.is_finite() && *s >= 0.0 && s.fract() == 0.0)
-                    .map(|s| s as u64),
-                get_string(part, "description")?.as_deref(),
-            ))
-        }
+        "resource_link" => text(resource_link_note(
+            get_string(part, "uri")?,
+            get_string(part, "name")?,
+            get_string(part, "mimeType")?,
+            part.get::<Unknown>("size").map_err(from_napi)?,
+            get_string(part, "description")?,
+        )?),
         other => text(format!("[Unsupported content part of type \"{other}\"]")),
     }
+}
+
+fn resource_link_note(
+    uri: Option<String>,
+    name: Option<String>,
+    media_type: Option<String>,
+    size: Option<Unknown>,
+    description: Option<String>,
+) -> Result<String, String> {
+    let size = match size {
+        Some(v) if v.get_type().map_err(from_napi)? == ValueType::Number => {
+            Some(unsafe { v.cast::<f64>() }.map_err(from_napi)?)
+        }
+        _ => None,
+    };
+    Ok(note::resource_link(
+        &uri.unwrap_or_default(),
+        name.as_deref(),
+        media_type.as_deref(),
+        // A byte count is a whole number; anything else is left out.
+        size.filter(|s| s.is_finite() && *s >= 0.0 && s.fract() == 0.0)
+            .map(|s| s as u64),
+        description.as_deref(),
+    ))
 }
 
 fn audience_includes_model(part: &Object) -> Result<bool, String> {
@@ -650,6 +664,42 @@ pub fn convert_media_async(
     let (parsed, settings) =
         read_media_arguments(kind, data, mime_type, uri, options, Hold::ForATask)?;
     Ok(AsyncTask::new(MediaTask { parsed, settings }))
+}
+
+/// The note for a `resource_link` part, from its fields. Used by `toContent`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "uri?: string | null, name?: string | null, mimeType?: string | null, size?: number | null, description?: string | null"
+)]
+pub fn resource_link_text(
+    uri: Option<Unknown>,
+    name: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    size: Option<Unknown>,
+    description: Option<Unknown>,
+) -> Result<String, String> {
+    resource_link_note(
+        string_arg(uri, "uri")?,
+        string_arg(name, "name")?,
+        string_arg(mime_type, "mimeType")?,
+        size,
+        string_arg(description, "description")?,
+    )
+}
+
+/// The header line (with its newline) of an embedded text resource; the
+/// caller appends the text, so a long text is never copied. Used by `toContent`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "uri?: string | null, mimeType?: string | null"
+)]
+pub fn embedded_text_header(
+    uri: Option<Unknown>,
+    mime_type: Option<Unknown>,
+) -> Result<String, String> {
+    let uri = string_arg(uri, "uri")?.unwrap_or_default();
+    let mime_type = string_arg(mime_type, "mimeType")?;
+    Ok(content::embedded_text(&uri, mime_type.as_deref(), ""))
 }
 
 /// What the bytes are, set against the declared media type.
