@@ -369,38 +369,51 @@ pub enum Converted {
 }
 
 fn convert(parsed: &Parsed, settings: &Settings) -> Converted {
-    convert_with(parsed, settings, true).unwrap_or(Converted::Hidden)
+    match step(parsed) {
+        Step::Answer(converted) => converted,
+        Step::Convert(part) => Converted::Part(content::media_to_content(
+            &part,
+            settings.profile,
+            &settings.store,
+        )),
+    }
 }
 
-/// Convert; with `may_write` false, `None` when the part needs a disk write.
-fn convert_with(parsed: &Parsed, settings: &Settings, may_write: bool) -> Option<Converted> {
-    let converted = match parsed {
-        Parsed::Hidden => Converted::Hidden,
-        Parsed::Text(text) => Converted::Text(text.clone()),
+/// `convert`, or `None` when the part needs a disk write.
+fn convert_without_disk(parsed: &Parsed, settings: &Settings) -> Option<Converted> {
+    match step(parsed) {
+        Step::Answer(converted) => Some(converted),
+        Step::Convert(part) => {
+            content::media_to_content_without_disk(&part, settings.profile).map(Converted::Part)
+        }
+    }
+}
+
+/// What a parsed part needs: nothing more, or the conversion of its data.
+enum Step<'a> {
+    Answer(Converted),
+    Convert(MediaPart<'a>),
+}
+
+fn step(parsed: &Parsed) -> Step<'_> {
+    match parsed {
+        Parsed::Hidden => Step::Answer(Converted::Hidden),
+        Parsed::Text(text) => Step::Answer(Converted::Text(text.clone())),
         Parsed::Media {
             kind,
             uri,
             declared,
             payload,
-        } => {
-            let part = MediaPart {
-                kind: *kind,
-                uri: uri.as_deref(),
-                declared_media_type: declared.as_deref(),
-                // No data at all reads as empty data.
-                payload: payload
-                    .as_ref()
-                    .map_or(Payload::Bytes(&[]), InputData::as_payload),
-            };
-            let model_part = if may_write {
-                content::media_to_content(&part, settings.profile, &settings.store)
-            } else {
-                content::media_to_content_without_disk(&part, settings.profile)?
-            };
-            Converted::Part(model_part)
-        }
-    };
-    Some(converted)
+        } => Step::Convert(MediaPart {
+            kind: *kind,
+            uri: uri.as_deref(),
+            declared_media_type: declared.as_deref(),
+            // No data at all reads as empty data.
+            payload: payload
+                .as_ref()
+                .map_or(Payload::Bytes(&[]), InputData::as_payload),
+        }),
+    }
 }
 
 fn text_object<'env>(env: &'env Env, text: &str) -> Result<Object<'env>, String> {
@@ -609,7 +622,7 @@ pub fn convert_media_without_disk(
     let (parsed, settings) =
         read_media_arguments(kind, data, mime_type, uri, options, Hold::ForThisCall)?;
     guarded(|| {
-        Ok(match convert_with(&parsed, &settings, false) {
+        Ok(match convert_without_disk(&parsed, &settings) {
             Some(converted) => Either::A(media_result(converted)),
             None => Either::B(()),
         })

@@ -44,21 +44,36 @@ pub enum ModelPart {
 
 /// Convert a media part for `profile`, saving what cannot be sent in `store`.
 pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputStore) -> ModelPart {
-    // With a store the conversion always completes.
-    convert_media(part, profile, Some(store)).unwrap_or_else(|| ModelPart::Text(String::new()))
+    match plan(part, profile) {
+        Plan::Done(model_part) => model_part,
+        Plan::Save {
+            data,
+            media_type,
+            label,
+        } => spill(&data, &media_type, label, store),
+    }
 }
 
 /// Convert a media part unless that needs a disk write: `None` when the
 /// part must be saved, so a caller on the JS thread can hand it to a worker.
 pub fn media_to_content_without_disk(part: &MediaPart, profile: &Profile) -> Option<ModelPart> {
-    convert_media(part, profile, None)
+    match plan(part, profile) {
+        Plan::Done(model_part) => Some(model_part),
+        Plan::Save { .. } => None,
+    }
 }
 
-fn convert_media(
-    part: &MediaPart,
-    profile: &Profile,
-    store: Option<&ToolOutputStore>,
-) -> Option<ModelPart> {
+/// A media part's outcome, short of the disk write a spill needs.
+enum Plan<'a> {
+    Done(ModelPart),
+    Save {
+        data: Data<'a>,
+        media_type: String,
+        label: Label<'a>,
+    },
+}
+
+fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
     let label = match (part.kind, part.uri.filter(|u| !u.is_empty())) {
         (_, Some(uri)) => Label::Resource(uri),
         (MediaKind::Image, None) => Label::Image,
@@ -75,29 +90,41 @@ fn convert_media(
         Err(error) => {
             let mt = declared.as_deref().unwrap_or("application/octet-stream");
             let problem = format!("invalid base64 data ({error})");
-            return Some(ModelPart::Text(note::unreadable(label, mt, &problem)));
+            return Plan::Done(ModelPart::Text(note::unreadable(label, mt, &problem)));
         }
     };
     let c = classify::classify_data(&data, declared);
 
-    let part = match route::decide(&c, profile) {
+    let save_as = match route::decide(&c, profile) {
         Route::Unreadable => {
             let problem = c.problem().unwrap_or("unreadable data");
-            ModelPart::Text(note::unreadable(label, &c.media_type, problem))
+            return Plan::Done(ModelPart::Text(note::unreadable(
+                label,
+                &c.media_type,
+                problem,
+            )));
         }
-        Route::Attach { media_type } => ModelPart::File {
-            media_type,
-            data: data.canonical_base64(),
-            uri: part.uri.map(str::to_owned),
-            filename: part.uri.and_then(file_name),
-        },
+        Route::Attach { media_type } => {
+            return Plan::Done(ModelPart::File {
+                media_type,
+                data: data.canonical_base64(),
+                uri: part.uri.map(str::to_owned),
+                filename: part.uri.and_then(file_name),
+            })
+        }
         Route::Text { media_type } => match decoded_text(&data, &c) {
-            Some(text) => ModelPart::Text(note::text(label, &media_type, &text)),
-            None => spill(&data, &c.media_type, label, store?),
+            Some(text) => {
+                return Plan::Done(ModelPart::Text(note::text(label, &media_type, &text)))
+            }
+            None => c.media_type,
         },
-        Route::Spill { media_type } => spill(&data, &media_type, label, store?),
+        Route::Spill { media_type } => media_type,
     };
-    Some(part)
+    Plan::Save {
+        data,
+        media_type: save_as,
+        label,
+    }
 }
 
 fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
