@@ -116,13 +116,13 @@ export declare function convertContent(part: McpContent, options?: ToContentOpti
  * The native half of `toContent` for a media part (image, audio, media, a
  * resource with a blob). Use `toContent`.
  */
-export declare function convertMedia(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): MediaResult
+export declare function convertMedia(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions, dataIsLatin1?: boolean): MediaResult
 
 /**
  * `convertMedia` with the decoding, checks and disk writes on the libuv
  * thread pool; the JS thread only reads the arguments. Use `toContentAsync`.
  */
-export declare function convertMediaAsync(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): Promise<MediaResult>
+export declare function convertMediaAsync(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions, dataIsLatin1?: boolean): Promise<MediaResult>
 
 /**
  * `convertMedia` for a part that needs no disk write, for the entry's
@@ -130,7 +130,7 @@ export declare function convertMediaAsync(kind: 'image' | 'audio' | 'media' | 'r
  * than their whole conversion); `undefined` when the part must be saved,
  * which is left to `convertMediaAsync`.
  */
-export declare function convertMediaWithoutDisk(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions): MediaResult | undefined
+export declare function convertMediaWithoutDisk(kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions, dataIsLatin1?: boolean): MediaResult | undefined
 
 /**
  * The header line (with its newline) of an embedded text resource; the

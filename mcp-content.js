@@ -23,6 +23,19 @@ const native = require('./index.js')
 /** Data up to this size is converted on the calling thread unless it needs a disk write. */
 const INLINE_MAX_DATA = 256 * 1024
 
+/**
+ * V8 answers this test in constant time for a one-byte string (it cannot
+ * match), and a string without characters above U+00FF can be read with a
+ * plain Latin-1 copy. JavaScriptCore (Bun) scans the string instead, slower
+ * than the UTF-8 read native code does when not told.
+ */
+const ABOVE_LATIN1 = /[^\x00-\xff]/
+const CHECK_LATIN1 = typeof globalThis.Bun === 'undefined'
+
+function isLatin1(data) {
+  return CHECK_LATIN1 && typeof data === 'string' && !ABOVE_LATIN1.test(data)
+}
+
 /** MCP `annotations.audience`: for the model unless it leaves "assistant" out. */
 function isForModel(part) {
   const annotations = part.annotations
@@ -114,7 +127,7 @@ function toContent(part, options) {
   const { done, media } = prepare(part, options)
   if (media === undefined) return done
   const { kind, data, mimeType, uri } = media
-  return fromMediaResult(native.convertMedia(kind, data, mimeType, uri, options), data)
+  return fromMediaResult(native.convertMedia(kind, data, mimeType, uri, options, isLatin1(data)), data)
 }
 
 // An async function: a bad argument becomes a rejection, never a throw.
@@ -122,11 +135,12 @@ async function toContentAsync(part, options) {
   const { done, media } = prepare(part, options)
   if (media === undefined) return done
   const { kind, data, mimeType, uri } = media
+  const latin1 = isLatin1(data)
   if (dataSize(data) <= INLINE_MAX_DATA) {
-    const result = native.convertMediaWithoutDisk(kind, data, mimeType, uri, options)
+    const result = native.convertMediaWithoutDisk(kind, data, mimeType, uri, options, latin1)
     if (result !== undefined) return fromMediaResult(result, data)
   }
-  return fromMediaResult(await native.convertMediaAsync(kind, data, mimeType, uri, options), data)
+  return fromMediaResult(await native.convertMediaAsync(kind, data, mimeType, uri, options, latin1), data)
 }
 
 exports.toContent = toContent
