@@ -163,3 +163,16 @@ test('small parts that need a disk write still go to the thread pool and are sav
   assert.ok(saved, out.text)
   assert.ok(fs.readFileSync(saved).equals(bytes))
 })
+
+test('a Latin-1 read (the entry vouches for one-byte strings) answers as the UTF-8 read', () => {
+  const png = corpus('fixture.png').toString('base64')
+  const strings = [png, png.replace(/=+$/, ''), `${png.slice(0, 40)}\u00e9${png.slice(41)}`, `${png.slice(0, 40)} ${png.slice(41)}`, '']
+  for (const s of strings) {
+    const viaUtf8 = native.convertMedia('image', s, 'image/png', null, { outputDir: dir }, false)
+    const viaLatin1 = native.convertMedia('image', s, 'image/png', null, { outputDir: dir }, true)
+    assert.deepEqual(viaLatin1, viaUtf8, s.slice(0, 50))
+  }
+  // Above U+00FF the entry never vouches: U+0141 would fold into a valid 'A'.
+  const folded = `${png.slice(0, 40)}\u0141${png.slice(41)}`
+  assert.equal(entry.toContent({ type: 'image', data: folded, mimeType: 'image/png' }).type, 'text')
+})
