@@ -835,13 +835,16 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
-module.exports.ToolOutputStore = nativeBinding.ToolOutputStore
+module.exports.checkOptions = nativeBinding.checkOptions
 module.exports.classify = nativeBinding.classify
-module.exports.convertContent = nativeBinding.convertContent
 module.exports.convertMedia = nativeBinding.convertMedia
-module.exports.convertMediaAsync = nativeBinding.convertMediaAsync
-module.exports.convertMediaWithoutDisk = nativeBinding.convertMediaWithoutDisk
 module.exports.embeddedTextHeader = nativeBinding.embeddedTextHeader
 module.exports.isTextualMediaType = nativeBinding.isTextualMediaType
 module.exports.isUtf8 = nativeBinding.isUtf8
+module.exports.missingResourceText = nativeBinding.missingResourceText
 module.exports.resourceLinkText = nativeBinding.resourceLinkText
+module.exports.storeCleanup = nativeBinding.storeCleanup
+module.exports.storeDir = nativeBinding.storeDir
+module.exports.storeNew = nativeBinding.storeNew
+module.exports.storeSave = nativeBinding.storeSave
+module.exports.unsupportedPartText = nativeBinding.unsupportedPartText

@@ -1,8 +1,7 @@
-// The package entry (mcp-content.js) answers plain text parts in JS and fills
-// in file data the native binding leaves to it. Neither may change an answer:
-// for text parts entry and binding must agree exactly (errors included), and
-// for media parts the entry's file data must be the input itself or its
-// canonical encoding.
+// The package entry (mcp-content.js) reads every part and answers plain text
+// parts itself; native code converts media. Sync and async must agree, a
+// file part's data is the canonical encoding of the bytes checked, and the
+// entry exports the documented API and nothing else.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -88,16 +87,59 @@ async function outcomeAsync(fn) {
   }
 }
 
-test('parts without binary data: the entry and the native binding agree (sync and async)', async () => {
+/** What a conversion gave: the value, or the coded error (no message: wording may differ). */
+function sameOutcome(a, b, label) {
+  assert.deepEqual(a, b, label)
+  if (a.code === undefined) return
+  assert.equal(typeof a.code, 'string', `${label}: an error without a code: ${a.message}`)
+}
+
+test('parts without binary data: sync and async give the same answer or the same coded error', async () => {
   for (const part of parts) {
     for (const options of optionSets) {
       const label = `${JSON.stringify(part).slice(0, 80)} with ${JSON.stringify(options)}`
-      const expected = outcome(() => native.convertContent(part, options))
-      assert.deepEqual(outcome(() => entry.toContent(part, options)), expected, label)
-      // These parts have no async native path: the sync answer, as a promise.
-      const expectedAsync = await outcomeAsync(async () => native.convertContent(part, options))
-      assert.deepEqual(await outcomeAsync(() => entry.toContentAsync(part, options)), expectedAsync, label)
+      const sync = outcome(() => entry.toContent(part, options))
+      const async = await outcomeAsync(() => entry.toContentAsync(part, options))
+      sameOutcome(sync, async, label)
     }
+  }
+})
+
+test('parts without binary data: the answers', () => {
+  const cases = [
+    [{ type: 'text', text: 'hello' }, { type: 'text', text: 'hello' }],
+    [{ type: 'text' }, { type: 'text', text: '' }],
+    [{ type: 'text', text: 'a', annotations: { audience: ['user'] } }, null],
+    [{ type: 'text', text: 'a', annotations: { audience: [] } }, null],
+    [{ type: 'text', text: 'a', annotations: { audience: [5, 'assistant'] } }, { type: 'text', text: 'a' }],
+    [{ type: 'text', text: 'a', annotations: { audience: 'assistant' } }, { type: 'text', text: 'a' }],
+    [
+      { type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', mimeType: 'text/x-rust', size: 12, description: 'main' },
+      { type: 'text', text: '[Resource link file:///a.rs (a.rs, text/x-rust, 12 bytes)]\nmain' },
+    ],
+    [{ type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', size: 0.5 }, { type: 'text', text: '[Resource link file:///a.rs (a.rs)]' }],
+    [{ type: 'resource_link', uri: 'file:///a', size: 1e300 }, { type: 'text', text: '[Resource link file:///a]' }],
+    [{ type: 'resource_link' }, { type: 'text', text: '[Resource link ]' }],
+    [{ type: 'resource', resource: { uri: 'file:///R.md', mimeType: 'text/markdown', text: '# R' } }, { type: 'text', text: '[Resource file:///R.md (text/markdown)]\n# R' }],
+    [{ type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } }, { type: 'text', text: '[Media (text/plain)]\nno uri' }],
+    [{ type: 'resource', resource: null }, { type: 'text', text: '[Resource part without a `resource` object]' }],
+    [{ type: 'unknown_kind', data: 'x' }, { type: 'text', text: '[Unsupported content part of type "unknown_kind"]' }],
+    [{}, { type: 'text', text: '[Unsupported content part of type ""]' }],
+  ]
+  for (const [part, expected] of cases) assert.deepEqual(entry.toContent(part), expected, JSON.stringify(part))
+  const invalid = [
+    [{ type: 'text', text: 5 }, undefined],
+    [{ type: 'resource', resource: { uri: 'file:///R.md', text: 5 } }, undefined],
+    [{ type: 'resource_link', uri: 'file:///a.rs', name: 7 }, undefined],
+    [{ type: 5 }, undefined],
+    [{ type: 'text', text: 'a' }, 'default'],
+    [{ type: 'text', text: 'a' }, { provider: 'nope' }],
+    [{ type: 'text', text: 'a' }, { provider: 5 }],
+    [{ type: 'text', text: 'a' }, { outputDir: 5 }],
+    [{ type: 'text', text: 'a' }, { store: {} }],
+  ]
+  for (const [part, options] of invalid) {
+    assert.throws(() => entry.toContent(part, options), (e) => e.code === 'INVALID_ARGUMENT', `${JSON.stringify(part)} ${JSON.stringify(options)}`)
   }
 })
 
@@ -109,39 +151,32 @@ test('the fast path returns a new object, not the input', () => {
   assert.deepEqual(Object.keys(out), ['type', 'text'])
 })
 
-test('media parts: the entry fills in exactly the data native code left out', async () => {
+test('media parts: a file part carries canonical base64 of the bytes checked', async () => {
   const png = corpus('fixture.png')
   const b64 = png.toString('base64')
   const urlSafe = b64.replace(/\+/g, '-').replace(/\//g, '_')
   const offsetView = new Uint8Array(Buffer.concat([Buffer.from('xx'), png, Buffer.from('yy')]).buffer, 2, png.length)
+  const shared = new Uint8Array(new SharedArrayBuffer(png.length))
+  shared.set(png)
   const cases = [
-    { type: 'image', data: b64, mimeType: 'image/png' },
-    { type: 'image', data: new Uint8Array(png), mimeType: 'image/png' },
-    { type: 'image', data: offsetView, mimeType: 'image/png' },
-    { type: 'image', data: urlSafe, mimeType: 'image/png' },
-    { type: 'resource', resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: b64 } },
-    { type: 'media', data: png, mimeType: 'image/png', uri: 'file:///b.png' },
+    [{ type: 'image', data: b64, mimeType: 'image/png' }, {}],
+    [{ type: 'image', data: new Uint8Array(png), mimeType: 'image/png' }, {}],
+    [{ type: 'image', data: offsetView, mimeType: 'image/png' }, {}],
+    [{ type: 'image', data: shared, mimeType: 'image/png' }, {}],
+    [{ type: 'image', data: urlSafe, mimeType: 'image/png' }, {}],
+    [{ type: 'resource', resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: b64 } }, { uri: 'file:///a.png', filename: 'a.png' }],
+    [{ type: 'media', data: png, mimeType: 'image/png', uri: 'file:///b.png' }, { uri: 'file:///b.png', filename: 'b.png' }],
   ]
-  for (const part of cases) {
-    for (const [out, raw] of [
-      [entry.toContent(part), native.convertContent(part)],
-      [await entry.toContentAsync(part), native.convertContent(part)],
-    ]) {
-      assert.equal(out.type, 'file')
-      const { data, ...rest } = out
-      const { data: rawData, ...rawRest } = raw
-      assert.deepEqual(rest, rawRest)
-      assert.equal(data, rawData ?? b64)
-      assert.ok(Buffer.from(data, 'base64').equals(png))
-    }
+  for (const [part, extra] of cases) {
+    const expected = { type: 'file', mediaType: 'image/png', data: b64, ...extra }
+    assert.deepEqual(entry.toContent(part), expected)
+    assert.deepEqual(await entry.toContentAsync(part), expected)
   }
-  // A canonical input string is handed back itself, not a copy of it.
-  assert.equal(entry.toContent(cases[0]).data, b64)
 })
 
-test('the entry exports the native API plus toContent and toContentAsync', () => {
-  assert.deepEqual(Object.keys(entry).sort(), [...Object.keys(native), 'toContent', 'toContentAsync'].sort())
-  assert.equal(entry.ToolOutputStore, native.ToolOutputStore)
+test('the entry exports the documented API only', () => {
+  assert.deepEqual(Object.keys(entry).sort(), ['ToolOutputStore', 'classify', 'isTextualMediaType', 'isUtf8', 'toContent', 'toContentAsync'])
+  assert.ok(Object.keys(native).includes('convertMedia'), 'the native layer is what the entry builds on')
 })
 
 test('toContentAsync reports bad arguments as a rejection, never a throw', async () => {
@@ -157,7 +192,8 @@ test('toContentAsync reports bad arguments as a rejection, never a throw', async
 test('small parts that need a disk write still go to the thread pool and are saved', async () => {
   const bytes = Buffer.from('PAR1\u0000\u0001\u0002PAR1')
   const part = { type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob: bytes.toString('base64') } }
-  assert.equal(native.convertMediaWithoutDisk('resource', part.resource.blob, part.resource.mimeType, part.resource.uri, { outputDir: dir }), undefined)
+  const { blob, mimeType, uri } = part.resource
+  assert.equal(native.convertMedia('inline', 'resource', blob, mimeType, uri, undefined, dir, undefined, false), undefined)
   const out = await entry.toContentAsync(part, { outputDir: dir })
   const saved = /saved to (.+)\]$/.exec(out.text)?.[1]
   assert.ok(saved, out.text)
@@ -168,8 +204,8 @@ test('a Latin-1 read (the entry vouches for one-byte strings) answers as the UTF
   const png = corpus('fixture.png').toString('base64')
   const strings = [png, png.replace(/=+$/, ''), `${png.slice(0, 40)}\u00e9${png.slice(41)}`, `${png.slice(0, 40)} ${png.slice(41)}`, '']
   for (const s of strings) {
-    const viaUtf8 = native.convertMedia('image', s, 'image/png', null, { outputDir: dir }, false)
-    const viaLatin1 = native.convertMedia('image', s, 'image/png', null, { outputDir: dir }, true)
+    const viaUtf8 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, false)
+    const viaLatin1 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, true)
     assert.deepEqual(viaLatin1, viaUtf8, s.slice(0, 50))
   }
   // Above U+00FF the entry never vouches: U+0141 would fold into a valid 'A'.

@@ -133,15 +133,12 @@ describe('ToolOutputStore', () => {
     const root = tempDir(t)
     const dir = path.join(root, 'store')
     const s = new ToolOutputStore(dir)
-    for (const extension of ['../../evil', '/etc/passwd', 'a/b', '..', 'x\u0000y']) {
-      try {
-        const r = s.save(Buffer.from('x'), { extension })
-        assert.equal(path.dirname(r.path), s.dir, `extension ${JSON.stringify(extension)} gave ${r.path}`)
-        assert.ok(fs.existsSync(r.path))
-      } catch (e) {
-        assert.ok(isCodedError(e), `extension ${JSON.stringify(extension)} threw without a code: ${e}`)
-      }
+    for (const extension of ['../../evil', '/etc/passwd', 'a/b', '..', 'x\u0000y', 'a..b']) {
+      assert.throws(() => s.save(Buffer.from('x'), { extension }), (e) => e.code === 'INVALID_ARGUMENT', JSON.stringify(extension))
     }
+    assert.deepEqual(listFiles(root), [])
+    // A leading dot is dropped: `.txt` is the extension `txt`.
+    assert.ok(s.save(Buffer.from('x'), { extension: '.txt' }).path.endsWith('.txt'))
     assert.deepEqual(listFiles(root), ['store'])
   })
 
@@ -183,24 +180,16 @@ describe('ToolOutputStore', () => {
   })
 
   test('bad constructor arguments throw coded Errors', (t) => {
+    for (const args of [[42], [tempDir(t), { retentionDays: -1 }], [tempDir(t), { retentionDays: 'x' }], [tempDir(t), 'x'], ['']]) {
+      assert.throws(() => new ToolOutputStore(...args), (e) => e.code === 'INVALID_ARGUMENT', JSON.stringify(args))
+    }
+  })
+
+  test('a store whose folder is a regular file fails to save with a coded error', (t) => {
     const file = path.join(tempDir(t), 'f')
     fs.writeFileSync(file, 'x')
-    for (const args of [[42], [tempDir(t), { retentionDays: -1 }], [tempDir(t), { retentionDays: 'x' }]]) {
-      try {
-        new ToolOutputStore(...args)
-      } catch (e) {
-        assert.ok(isCodedError(e), `${JSON.stringify(args)} threw without a code: ${e}`)
-      }
-    }
-    // a store whose dir is a regular file: save fails with a coded error
-    const s = (() => {
-      try {
-        return new ToolOutputStore(file)
-      } catch (e) {
-        assert.ok(isCodedError(e))
-        return null
-      }
-    })()
-    if (s) assert.throws(() => s.save(Buffer.from('x')), isCodedError)
+    const s = new ToolOutputStore(file) // the folder is made on the first save
+    assert.throws(() => s.save(Buffer.from('x')), (e) => typeof e.code === 'string' && e.code.startsWith('STORE_'))
+    assert.equal(fs.readFileSync(file, 'utf8'), 'x')
   })
 })

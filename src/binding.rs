@@ -1,5 +1,19 @@
-//! Node-API binding: converts JS values to the core's types and back. No
-//! decisions are made here; every export catches panics.
+//! Node-API binding: converts JS values to the core's types and back, and
+//! decides nothing. The package entry (mcp-content.js) is the one reader of
+//! MCP parts and options; the exports here take plain values as arguments.
+//! None of them is the public API: their types go to `binding.d.ts`, while
+//! `index.d.ts` declares the entry's.
+//!
+//! How JS memory is used:
+//! - every argument but the data is converted first, and converting reads
+//!   only the value given: no property is read, no getter or callback runs;
+//! - a `Uint8Array` is borrowed only inside [`with_bytes`], whose closure gets
+//!   a `&[u8]` and does Rust work alone: no JS runs while the bytes are
+//!   borrowed, and the borrow cannot outlive the closure;
+//! - async work owns its input: bytes are copied on the JS thread before the
+//!   task is queued, so no worker reads memory the caller can free, resize or
+//!   refill, and the bytes checked are the bytes sent or saved;
+//! - a base64 string is always copied (Node-API gives no borrow of a string).
 
 // napi-derive registers exports only outside `cfg(test)`, so a test build
 // of this module sees its items as unused.
@@ -10,22 +24,20 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use napi::bindgen_prelude::*;
-use napi::{Env, JsString, Task, Unknown, ValueType};
+use napi::{sys, Env, JsString, Task, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::classify::{self, Classification};
 use crate::content::{self, MediaKind, MediaPart, ModelPart};
-use crate::media_type;
-use crate::note;
 use crate::payload::{Base64Output, Payload};
 use crate::provider::{self, Profile};
+use crate::save::{self, SaveError};
 use crate::store::{self, StoreError};
-use crate::{base64_data, text};
+use crate::{base64_data, media_type, note, text};
 
 /// Errors thrown to JS carry one of these stable codes in `err.code`.
 mod code {
     pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
-    pub const INVALID_BASE64: &str = "INVALID_BASE64";
     pub const INTERNAL: &str = "INTERNAL_ERROR";
 }
 
@@ -35,11 +47,19 @@ fn js_error(code: &str, message: impl std::fmt::Display) -> Error<String> {
     Error::new(code.to_string(), message.to_string())
 }
 
+fn invalid(message: impl std::fmt::Display) -> Error<String> {
+    js_error(code::INVALID_ARGUMENT, message)
+}
+
 fn from_napi(error: Error) -> Error<String> {
-    js_error(code::INVALID_ARGUMENT, error.reason)
+    invalid(error.reason)
 }
 
 fn store_error(error: StoreError) -> Error<String> {
+    js_error(error.code(), error)
+}
+
+fn save_error(error: SaveError) -> Error<String> {
     js_error(error.code(), error)
 }
 
@@ -58,53 +78,73 @@ fn guarded<T>(work: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     })
 }
 
-// ---------------------------------------------------------------- inputs
+// ---------------------------------------------------------------- arguments
 
-/// A part's `data`/`blob` as read from JS.
-pub enum InputData {
-    /// Bytes borrowed for the current call only: the sync exports. A
-    /// `Uint8Array` reference would cost a Node-API reference and its
-    /// release, several times the work on a small image.
-    Borrowed(&'static [u8]),
-    /// Bytes kept alive by a reference, so they can cross to a worker thread.
-    Shared(Uint8Array),
-    /// The base64 string's bytes (UTF-8; only ASCII is valid base64).
-    Base64(Vec<u8>),
+fn is_nullish(value: &Unknown) -> Result<bool, String> {
+    Ok(matches!(
+        value.get_type().map_err(from_napi)?,
+        ValueType::Undefined | ValueType::Null
+    ))
 }
 
-/// Whether the data must outlive the current call (async work).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Hold {
-    ForThisCall,
-    ForATask,
-}
-
-impl InputData {
-    fn as_payload(&self) -> Payload<'_> {
-        match self {
-            InputData::Borrowed(bytes) => Payload::Bytes(bytes),
-            InputData::Shared(bytes) => Payload::Bytes(bytes),
-            InputData::Base64(text) => Payload::Base64(text),
-        }
+/// A string argument; `None` when absent, undefined or null. Anything else
+/// is refused rather than coerced (coercion would run the value's JS).
+fn string_arg(value: Option<Unknown>, name: &str) -> Result<Option<String>, String> {
+    let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
+        return Ok(None);
+    };
+    if value.get_type().map_err(from_napi)? != ValueType::String {
+        return Err(invalid(format!("`{name}` must be a string")));
     }
+    // SAFETY: the value was just checked to be a string.
+    unsafe { value.cast::<String>() }
+        .map(Some)
+        .map_err(from_napi)
 }
 
-/// Read a base64 string's bytes. `latin1` is the caller's word that the
-/// string has no character above U+00FF (the entry knows it from V8 in
-/// constant time): then a Latin-1 copy, as fast as a memory copy, is exact.
-/// Otherwise one UTF-8 pass into a buffer of one byte per character: an
-/// ASCII string fills it exactly, any other string comes out shorter or
-/// with bytes >= 0x80, which base64 validation reports. (A Latin-1 copy
-/// alone would fold U+0141 into 'A'.)
-fn read_base64_string(string: JsString, latin1: bool) -> Result<InputData, String> {
+/// A number argument; `None` when absent, undefined or null.
+fn number_arg(value: Option<Unknown>, name: &str) -> Result<Option<f64>, String> {
+    let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
+        return Ok(None);
+    };
+    if value.get_type().map_err(from_napi)? != ValueType::Number {
+        return Err(invalid(format!("`{name}` must be a number")));
+    }
+    // SAFETY: the value was just checked to be a number.
+    unsafe { value.cast::<f64>() }.map(Some).map_err(from_napi)
+}
+
+/// The entry's word that a string has no character above U+00FF.
+fn latin1_arg(value: Option<Unknown>) -> Result<bool, String> {
+    let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
+        return Ok(false);
+    };
+    if value.get_type().map_err(from_napi)? != ValueType::Boolean {
+        return Err(invalid("`dataIsLatin1` must be a boolean"));
+    }
+    // SAFETY: the value was just checked to be a boolean.
+    unsafe { value.cast::<bool>() }.map_err(from_napi)
+}
+
+/// Read a base64 string's bytes. `latin1` is the entry's word that the
+/// string has no character above U+00FF (V8 tells it in constant time):
+/// then a Latin-1 copy, as fast as a memory copy, is exact. Otherwise one
+/// UTF-8 pass into a buffer of one byte per character: an ASCII string fills
+/// it exactly, any other comes out short or with bytes >= 0x80, which base64
+/// validation reports. (A Latin-1 copy alone would fold U+0141 into 'A'.)
+fn read_base64_string(string: JsString, latin1: bool) -> Result<Vec<u8>, String> {
     let len = string.utf16_len().map_err(from_napi)?;
     let mut buffer: Vec<u8> = Vec::with_capacity(len + 1);
     let mut written = 0usize;
     let read = if latin1 {
-        napi::sys::napi_get_value_string_latin1
+        sys::napi_get_value_string_latin1
     } else {
-        napi::sys::napi_get_value_string_utf8
+        sys::napi_get_value_string_utf8
     };
+    // SAFETY: `buffer` has room for `len + 1` bytes, the size passed, and
+    // Node-API writes at most that many (the last one a NUL) and reports in
+    // `written` how many it wrote before the NUL. The string handle is live
+    // for this call.
     let status = unsafe {
         read(
             string.value().env,
@@ -114,253 +154,187 @@ fn read_base64_string(string: JsString, latin1: bool) -> Result<InputData, Strin
             &mut written,
         )
     };
-    if status != napi::sys::Status::napi_ok || written > len {
+    if status != sys::Status::napi_ok || written > len {
         return Err(js_error(code::INTERNAL, "could not read the string"));
     }
-    // SAFETY: napi wrote `written` bytes (plus a NUL we leave out).
+    // SAFETY: Node-API initialised the first `written` bytes (<= capacity).
     unsafe { buffer.set_len(written) };
     if written < len {
         // Cut short by a multi-byte character: read it whole for the error.
-        return Ok(InputData::Base64(
-            string.into_utf8().map_err(from_napi)?.take(),
-        ));
+        return string
+            .into_utf8()
+            .map(|utf8| utf8.take())
+            .map_err(from_napi);
     }
-    Ok(InputData::Base64(buffer))
+    Ok(buffer)
 }
 
-fn read_payload(value: Unknown, field: &str, hold: Hold) -> Result<Option<InputData>, String> {
-    read_payload_with(value, field, hold, false)
-}
-
-fn read_payload_with(
-    value: Unknown,
-    field: &str,
-    hold: Hold,
-    latin1: bool,
-) -> Result<Option<InputData>, String> {
-    match value.get_type().map_err(from_napi)? {
-        ValueType::Undefined | ValueType::Null => Ok(None),
-        ValueType::String => {
-            let string: JsString = unsafe { value.cast() }.map_err(from_napi)?;
-            read_base64_string(string, latin1).map(Some)
-        }
-        _ => {
-            let bytes = match hold {
-                // SAFETY: the slice is used only until this export returns.
-                Hold::ForThisCall => unsafe { value.cast::<&[u8]>() }.map(InputData::Borrowed),
-                Hold::ForATask => unsafe { value.cast::<Uint8Array>() }.map(InputData::Shared),
-            };
-            bytes.map(Some).map_err(|_| {
-                js_error(
-                    code::INVALID_ARGUMENT,
-                    format!("`{field}` must be a base64 string or a Uint8Array"),
-                )
-            })
-        }
+/// Borrow a `Uint8Array`'s bytes for the duration of `f`. `f` must do Rust
+/// work only (it gets no `Env`, and callers pass none in), so no JS runs
+/// while the bytes are borrowed: nothing can detach, resize or free the
+/// buffer meanwhile, and the handle keeps it from being collected. The
+/// borrow cannot outlive `f`: `f` is generic over the slice's lifetime.
+fn with_bytes<R>(value: &Unknown, name: &str, f: impl FnOnce(&[u8]) -> R) -> Result<R, String> {
+    let not_bytes = || invalid(format!("`{name}` must be a base64 string or a Uint8Array"));
+    let env = value.value().env;
+    let raw = value.raw();
+    let mut is_typed_array = false;
+    // SAFETY: `env` and `raw` are this call's live environment and handle;
+    // the out-pointer is a local.
+    let status = unsafe { sys::napi_is_typedarray(env, raw, &mut is_typed_array) };
+    if status != sys::Status::napi_ok || !is_typed_array {
+        return Err(not_bytes());
     }
-}
-
-fn get_string(object: &Object, field: &str) -> Result<Option<String>, String> {
-    string_arg(object.get::<Unknown>(field).map_err(from_napi)?, field)
-}
-
-/// A string argument or field; `None` when absent or null.
-fn string_arg(value: Option<Unknown>, name: &str) -> Result<Option<String>, String> {
-    let Some(value) = value else {
-        return Ok(None);
+    let mut kind = 0;
+    let mut len = 0usize;
+    let mut data = std::ptr::null_mut();
+    let mut array_buffer = std::ptr::null_mut();
+    let mut offset = 0usize;
+    // SAFETY: as above; `raw` is a typed array, and every out-pointer is a
+    // local of the matching type.
+    let status = unsafe {
+        sys::napi_get_typedarray_info(
+            env,
+            raw,
+            &mut kind,
+            &mut len,
+            &mut data,
+            &mut array_buffer,
+            &mut offset,
+        )
     };
-    match value.get_type().map_err(from_napi)? {
-        ValueType::Undefined | ValueType::Null => Ok(None),
-        ValueType::String => unsafe { value.cast::<String>() }
-            .map(Some)
-            .map_err(from_napi),
-        _ => Err(js_error(
-            code::INVALID_ARGUMENT,
-            format!("`{name}` must be a string"),
-        )),
+    if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+        return Err(not_bytes());
     }
-}
-
-/// An argument converted by napi, its failure reported as INVALID_ARGUMENT
-/// (napi's own codes, such as `StringExpected`, are not part of our API).
-fn optional_arg<T: FromNapiValue>(value: Option<Unknown>, name: &str) -> Result<Option<T>, String> {
-    let Some(value) = value else {
-        return Ok(None);
+    let mut is_array_buffer = false;
+    // SAFETY: `array_buffer` is the handle Node-API just gave for this
+    // typed array's buffer; the out-pointer is a local.
+    let status = unsafe { sys::napi_is_arraybuffer(env, array_buffer, &mut is_array_buffer) };
+    if status != sys::Status::napi_ok || !is_array_buffer {
+        // A SharedArrayBuffer: other threads may write it while it is read.
+        // The entry copies such data first; reaching here is a caller bug.
+        return Err(invalid(format!(
+            "`{name}` must not be backed by a SharedArrayBuffer"
+        )));
+    }
+    let bytes: &[u8] = if len == 0 || data.is_null() {
+        &[]
+    } else {
+        // SAFETY: Node-API reports `len` bytes at `data` (a Uint8Array's
+        // element is one byte), live for as long as the buffer is neither
+        // detached, resized nor collected; see the function comment for why
+        // none of that can happen while `f` runs. The memory is not shared
+        // with other threads (checked above).
+        unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) }
     };
-    match value.get_type().map_err(from_napi)? {
-        ValueType::Undefined | ValueType::Null => Ok(None),
-        _ => unsafe { value.cast::<T>() }.map(Some).map_err(|e| {
-            js_error(
-                code::INVALID_ARGUMENT,
-                format!("invalid `{name}`: {}", e.reason),
-            )
-        }),
-    }
+    Ok(f(bytes))
 }
 
-fn required_arg<T: FromNapiValue>(value: Unknown, name: &str) -> Result<T, String> {
-    optional_arg(Some(value), name)?
-        .ok_or_else(|| js_error(code::INVALID_ARGUMENT, format!("`{name}` is required")))
+/// A part's data as received: read at the last moment, after every other
+/// argument, so nothing runs between reading it and using it.
+enum DataArg<'env> {
+    Absent,
+    Base64(Vec<u8>),
+    Bytes(Unknown<'env>),
 }
 
-/// `object[field]` when it is an object; `None` when absent or null.
-fn get_object<'env>(object: &Object<'env>, field: &str) -> Result<Option<Object<'env>>, String> {
-    let Some(value) = object.get::<Unknown>(field).map_err(from_napi)? else {
-        return Ok(None);
-    };
-    match value.get_type().map_err(from_napi)? {
-        ValueType::Object => unsafe { value.cast::<Object>() }
-            .map(Some)
-            .map_err(from_napi),
-        _ => Ok(None),
-    }
+/// A part's data owned by Rust, for work on another thread.
+enum OwnedData {
+    Absent,
+    Base64(Vec<u8>),
+    Bytes(Vec<u8>),
 }
 
-/// A content part, parsed into owned values.
-pub enum Parsed {
-    /// Not for the model (audience without "assistant").
-    Hidden,
-    /// Text to hand back as is.
-    Text(String),
-    Media {
-        kind: MediaKind,
-        uri: Option<String>,
-        declared: Option<String>,
-        payload: Option<InputData>,
-    },
-}
-
-/// Parse a part, reading each field once.
-fn parse_part(part: &Object, hold: Hold) -> Result<Parsed, String> {
-    if !audience_includes_model(part)? {
-        return Ok(Parsed::Hidden);
-    }
-    let kind = get_string(part, "type")?.unwrap_or_default();
-    let media = |kind: MediaKind, holder: &Object, field: &str, uri: Option<String>| {
-        let payload = match holder.get::<Unknown>(field).map_err(from_napi)? {
-            Some(value) => read_payload(value, field, hold)?,
-            None => None,
+impl<'env> DataArg<'env> {
+    fn read(value: Option<Unknown<'env>>, latin1: bool) -> Result<Self, String> {
+        let Some(value) = value else {
+            return Ok(DataArg::Absent);
         };
-        Ok(Parsed::Media {
-            kind,
-            uri,
-            declared: get_string(holder, "mimeType")?,
-            payload,
-        })
-    };
-    let text = |text: String| Ok(Parsed::Text(text));
-    match kind.as_str() {
-        "text" => text(get_string(part, "text")?.unwrap_or_default()),
-        "image" => media(MediaKind::Image, part, "data", None),
-        "audio" => media(MediaKind::Audio, part, "data", None),
-        "media" => media(MediaKind::Media, part, "data", get_string(part, "uri")?),
-        "resource" => {
-            let Some(resource) = get_object(part, "resource")? else {
-                return text("[Resource part without a `resource` object]".into());
-            };
-            let uri = get_string(&resource, "uri")?.unwrap_or_default();
-            if let Some(body) = get_string(&resource, "text")? {
-                let mime = get_string(&resource, "mimeType")?;
-                return text(content::embedded_text(&uri, mime.as_deref(), &body));
+        match value.get_type().map_err(from_napi)? {
+            ValueType::Undefined | ValueType::Null => Ok(DataArg::Absent),
+            ValueType::String => {
+                // SAFETY: the value was just checked to be a string.
+                let string: JsString = unsafe { value.cast() }.map_err(from_napi)?;
+                read_base64_string(string, latin1).map(DataArg::Base64)
             }
-            media(MediaKind::Resource, &resource, "blob", Some(uri))
+            _ => Ok(DataArg::Bytes(value)),
         }
-        "resource_link" => text(resource_link_note(
-            get_string(part, "uri")?,
-            get_string(part, "name")?,
-            get_string(part, "mimeType")?,
-            part.get::<Unknown>("size").map_err(from_napi)?,
-            get_string(part, "description")?,
-        )?),
-        other => text(format!("[Unsupported content part of type \"{other}\"]")),
+    }
+
+    /// Run `f` on the data; bytes are borrowed only while `f` runs.
+    fn with_payload<R>(&self, name: &str, f: impl FnOnce(Payload) -> R) -> Result<R, String> {
+        match self {
+            // No data at all reads as empty data.
+            DataArg::Absent => Ok(f(Payload::Bytes(&[]))),
+            DataArg::Base64(text) => Ok(f(Payload::Base64(text))),
+            DataArg::Bytes(value) => with_bytes(value, name, |bytes| f(Payload::Bytes(bytes))),
+        }
+    }
+
+    /// A copy the caller can no longer change.
+    fn into_owned(self, name: &str) -> Result<OwnedData, String> {
+        match self {
+            DataArg::Absent => Ok(OwnedData::Absent),
+            DataArg::Base64(text) => Ok(OwnedData::Base64(text)),
+            DataArg::Bytes(value) => with_bytes(&value, name, <[u8]>::to_vec).map(OwnedData::Bytes),
+        }
     }
 }
 
-fn resource_link_note(
-    uri: Option<String>,
-    name: Option<String>,
-    media_type: Option<String>,
-    size: Option<Unknown>,
-    description: Option<String>,
-) -> Result<String, String> {
-    let size = match size {
-        Some(v) if v.get_type().map_err(from_napi)? == ValueType::Number => {
-            Some(unsafe { v.cast::<f64>() }.map_err(from_napi)?)
+impl OwnedData {
+    fn payload(&self) -> Payload<'_> {
+        match self {
+            OwnedData::Absent => Payload::Bytes(&[]),
+            OwnedData::Base64(text) => Payload::Base64(text),
+            OwnedData::Bytes(bytes) => Payload::Bytes(bytes),
         }
-        _ => None,
-    };
-    Ok(note::resource_link(
-        &uri.unwrap_or_default(),
-        name.as_deref(),
-        media_type.as_deref(),
-        // A byte count is a whole number; anything else is left out.
-        size.filter(|s| s.is_finite() && *s >= 0.0 && s.fract() == 0.0)
-            .map(|s| s as u64),
-        description.as_deref(),
-    ))
-}
-
-fn audience_includes_model(part: &Object) -> Result<bool, String> {
-    let Some(annotations) = get_object(part, "annotations")? else {
-        return Ok(true);
-    };
-    let Some(audience) = get_object(&annotations, "audience")? else {
-        return Ok(true);
-    };
-    if !audience.is_array().map_err(from_napi)? {
-        return Ok(true);
     }
-    let roles: Vec<Unknown> = unsafe { audience.to_unknown().cast() }.map_err(from_napi)?;
-    let roles: Vec<String> = roles
-        .into_iter()
-        .filter(|r| r.get_type().ok() == Some(ValueType::String))
-        .filter_map(|r| unsafe { r.cast::<String>() }.ok())
-        .collect();
-    Ok(content::is_for_model(Some(&roles)))
 }
 
-/// Options shared by `toContent` and `toContentAsync`.
-#[napi(object, object_to_js = false)]
-pub struct ToContentOptions {
-    /// Target provider profile; `"default"` attaches png, jpeg, gif, webp, pdf.
-    #[napi(ts_type = "ProviderName")]
-    pub provider: Option<String>,
-    /// Folder for binaries that cannot be sent (default: a per-user temp folder).
-    pub output_dir: Option<String>,
-    /// A store to save into instead of `outputDir`.
-    #[napi(ts_type = "ToolOutputStore")]
-    pub store: Option<ClassInstance<'static, ToolOutputStore>>,
-}
+// ---------------------------------------------------------------- settings
 
-pub struct Settings {
+/// The provider profile and the store a conversion uses.
+struct Settings {
     profile: &'static Profile,
     store: Arc<store::ToolOutputStore>,
 }
 
-fn settings(options: Option<ToContentOptions>) -> Result<Settings, String> {
-    let options = options.unwrap_or(ToContentOptions {
-        provider: None,
-        output_dir: None,
-        store: None,
-    });
-    let name = options.provider.as_deref().unwrap_or("default");
+fn settings(
+    provider: Option<Unknown>,
+    output_dir: Option<Unknown>,
+    store: Option<Unknown>,
+) -> Result<Settings, String> {
+    let name = string_arg(provider, "provider")?;
+    let name = name.as_deref().unwrap_or("default");
     let profile = provider::profile(name).ok_or_else(|| {
-        js_error(
-            code::INVALID_ARGUMENT,
-            format!(
-                "unknown provider \"{name}\"; known: {}",
-                provider::profile_names().join(", ")
-            ),
-        )
+        invalid(format!(
+            "unknown provider \"{name}\"; known: {}",
+            provider::profile_names().join(", ")
+        ))
     })?;
-    let store = match (options.store, options.output_dir) {
-        (Some(store), _) => store.inner.clone(),
+    let store = match (store_arg(store)?, string_arg(output_dir, "outputDir")?) {
+        (Some(store), _) => store,
         (None, Some(dir)) => Arc::new(
             store::ToolOutputStore::new(Some(PathBuf::from(dir)), None).map_err(store_error)?,
         ),
         (None, None) => default_store()?,
     };
     Ok(Settings { profile, store })
+}
+
+/// Check a conversion's `provider` and `outputDir` without converting, so a
+/// bad option is refused even for a part that needs no native conversion.
+#[napi(catch_unwind, ts_args_type = "provider: unknown, outputDir: unknown")]
+pub fn check_options(provider: Option<Unknown>, output_dir: Option<Unknown>) -> Result<(), String> {
+    settings(provider, output_dir, None).map(|_| ())
+}
+
+/// A store handle argument; `None` when absent, undefined or null.
+fn store_arg(value: Option<Unknown>) -> Result<Option<Arc<store::ToolOutputStore>>, String> {
+    match value.filter(|v| !is_nullish(v).unwrap_or(false)) {
+        Some(value) => store_of(&value).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// The per-user temp-folder store, made once: finding the user's folder
@@ -374,308 +348,155 @@ fn default_store() -> Result<Arc<store::ToolOutputStore>, String> {
     Ok(DEFAULT.get_or_init(|| store).clone())
 }
 
-// ---------------------------------------------------------------- outputs
+// ---------------------------------------------------------------- media parts
 
-/// The core's answer for one part, before it becomes a JS object.
-pub enum Converted {
-    Hidden,
-    Text(String),
-    Part(ModelPart),
+/// The fields of a media part other than its data.
+struct MediaFields {
+    kind: MediaKind,
+    uri: Option<String>,
+    declared: Option<String>,
 }
 
-fn convert(parsed: &Parsed, settings: &Settings) -> Converted {
-    match step(parsed) {
-        Step::Answer(converted) => converted,
-        Step::Convert(part) => Converted::Part(content::media_to_content(
-            &part,
-            settings.profile,
-            &settings.store,
+impl MediaFields {
+    fn part<'a>(&'a self, payload: Payload<'a>) -> MediaPart<'a> {
+        MediaPart::new(
+            self.kind,
+            self.uri.as_deref(),
+            self.declared.as_deref(),
+            payload,
+        )
+    }
+}
+
+fn media_kind(value: Unknown) -> Result<MediaKind, String> {
+    match string_arg(Some(value), "kind")?.as_deref() {
+        Some("image") => Ok(MediaKind::Image),
+        Some("audio") => Ok(MediaKind::Audio),
+        Some("media") => Ok(MediaKind::Media),
+        Some("resource") => Ok(MediaKind::Resource),
+        _ => Err(invalid(
+            "`kind` must be 'image', 'audio', 'media' or 'resource'",
         )),
     }
 }
 
-/// `convert`, or `None` when the part needs a disk write.
-fn convert_without_disk(parsed: &Parsed, settings: &Settings) -> Option<Converted> {
-    match step(parsed) {
-        Step::Answer(converted) => Some(converted),
-        Step::Convert(part) => {
-            content::media_to_content_without_disk(&part, settings.profile).map(Converted::Part)
-        }
-    }
-}
+/// A converted media part as the entry reads it: the text of a text part,
+/// or `[mediaType, data, uri, filename]` for a file part, `data` null when
+/// it is the caller's own base64 string (already canonical).
+pub struct MediaAnswer(ModelPart);
 
-/// What a parsed part needs: nothing more, or the conversion of its data.
-enum Step<'a> {
-    Answer(Converted),
-    Convert(MediaPart<'a>),
-}
-
-fn step(parsed: &Parsed) -> Step<'_> {
-    match parsed {
-        Parsed::Hidden => Step::Answer(Converted::Hidden),
-        Parsed::Text(text) => Step::Answer(Converted::Text(text.clone())),
-        Parsed::Media {
-            kind,
-            uri,
-            declared,
-            payload,
-        } => Step::Convert(MediaPart {
-            kind: *kind,
-            uri: uri.as_deref(),
-            declared_media_type: declared.as_deref(),
-            // No data at all reads as empty data.
-            payload: payload
-                .as_ref()
-                .map_or(Payload::Bytes(&[]), InputData::as_payload),
-        }),
-    }
-}
-
-fn text_object<'env>(env: &'env Env, text: &str) -> Result<Object<'env>, String> {
-    let mut object = Object::new(env).map_err(from_napi)?;
-    object
-        .set_named_property("type", "text")
-        .map_err(from_napi)?;
-    object.set_named_property("text", text).map_err(from_napi)?;
-    Ok(object)
-}
-
-/// Build the JS result. A file part whose data is the caller's own input
-/// (a canonical base64 string, or bytes) gets `data: undefined`: the package
-/// entry (mcp-content.js) puts the input string there, or encodes the bytes
-/// with Node's encoder, so no multi-megabyte string is copied here.
-fn to_js<'env>(env: &'env Env, converted: Converted) -> Result<Option<Object<'env>>, String> {
-    let (media_type, data, uri, filename) = match converted {
-        Converted::Hidden => return Ok(None),
-        Converted::Text(text) | Converted::Part(ModelPart::Text(text)) => {
-            return text_object(env, &text).map(Some)
-        }
-        Converted::Part(ModelPart::File {
-            media_type,
-            data,
-            uri,
-            filename,
-        }) => (media_type, data, uri, filename),
-    };
-    let mut object = Object::new(env).map_err(from_napi)?;
-    object
-        .set_named_property("type", "file")
-        .map_err(from_napi)?;
-    object
-        .set_named_property("mediaType", media_type)
-        .map_err(from_napi)?;
-    match data {
-        Base64Output::InputString | Base64Output::InputBytes => {
-            object.set_named_property("data", ()).map_err(from_napi)?;
-        }
-        Base64Output::Encoded(text) => {
-            let string = env
-                .create_string_latin1(text.as_bytes())
-                .map_err(from_napi)?;
-            object
-                .set_named_property("data", string)
-                .map_err(from_napi)?;
-        }
-    }
-    if let Some(uri) = uri {
-        object.set_named_property("uri", uri).map_err(from_napi)?;
-    }
-    if let Some(filename) = filename {
-        object
-            .set_named_property("filename", filename)
-            .map_err(from_napi)?;
-    }
-    Ok(Some(object))
-}
-
-fn require_object<'env>(value: Unknown<'env>) -> Result<Object<'env>, String> {
-    if value.get_type().map_err(from_napi)? != ValueType::Object {
-        return Err(js_error(
-            code::INVALID_ARGUMENT,
-            "a content part must be an object with a `type`",
-        ));
-    }
-    unsafe { value.cast::<Object>() }.map_err(from_napi)
-}
-
-/// Check and read the arguments every conversion export takes.
-fn read_arguments(
-    part: Unknown,
-    options: Option<Unknown>,
-    hold: Hold,
-) -> Result<(Parsed, Settings), String> {
-    let part = require_object(part)?;
-    let settings = settings(optional_arg(options, "options")?)?;
-    Ok((parse_part(&part, hold)?, settings))
-}
-
-// ---------------------------------------------------------------- exports
-
-/// The native half of `toContent`, for the package entry: a file part
-/// carrying the caller's own data (canonical base64 string or bytes) has
-/// `data: undefined` for the caller to fill in. Use `toContent`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "part: McpContent, options?: ToContentOptions",
-    ts_return_type = "RawContentPart | null"
-)]
-pub fn convert_content<'env>(
-    env: &'env Env,
-    part: Unknown<'env>,
-    options: Option<Unknown<'env>>,
-) -> Result<Option<Object<'env>>, String> {
-    let (parsed, settings) = read_arguments(part, options, Hold::ForThisCall)?;
-    let converted = guarded(|| Ok(convert(&parsed, &settings)))?;
-    to_js(env, converted)
-}
-
-/// kind, data, mimeType, uri, options, dataIsLatin1.
-type MediaArguments<'a> = (
-    Unknown<'a>,
-    Option<Unknown<'a>>,
-    Option<Unknown<'a>>,
-    Option<Unknown<'a>>,
-    Option<Unknown<'a>>,
-    Option<Unknown<'a>>,
-);
-
-/// A media part's fields, read once each by the entry and passed one by one:
-/// reading them from an object through Node-API, and building a result
-/// object there, cost more than converting a small image.
-fn read_media_arguments(
-    (kind, data, mime_type, uri, options, latin1): MediaArguments,
-    hold: Hold,
-) -> Result<(Parsed, Settings), String> {
-    let kind = match string_arg(Some(kind), "kind")?.as_deref() {
-        Some("image") => MediaKind::Image,
-        Some("audio") => MediaKind::Audio,
-        Some("media") => MediaKind::Media,
-        Some("resource") => MediaKind::Resource,
-        _ => {
-            return Err(js_error(
-                code::INVALID_ARGUMENT,
-                "`kind` must be 'image', 'audio', 'media' or 'resource'",
-            ))
-        }
-    };
-    let settings = settings(optional_arg(options, "options")?)?;
-    let latin1 = optional_arg::<bool>(latin1, "dataIsLatin1")?.unwrap_or(false);
-    let payload = match data {
-        Some(value) => read_payload_with(value, "data", hold, latin1)?,
-        None => None,
-    };
-    let declared = string_arg(mime_type, "mimeType")?;
-    let uri = string_arg(uri, "uri")?;
-    // As parse_part reads them: a resource always has a uri, an image or
-    // audio block none.
-    let uri = match kind {
-        MediaKind::Image | MediaKind::Audio => None,
-        MediaKind::Media => uri,
-        MediaKind::Resource => Some(uri.unwrap_or_default()),
-    };
-    let parsed = Parsed::Media {
-        kind,
-        uri,
-        declared,
-        payload,
-    };
-    Ok((parsed, settings))
-}
-
-/// `convertMedia`'s answer: the text of a text part, or a file part's
-/// `[mediaType, data, uri, filename]` (`data` null when it is the input).
-type MediaResult = Either<String, Vec<Option<String>>>;
-
-fn media_result(converted: Converted) -> MediaResult {
-    match converted {
-        Converted::Part(ModelPart::File {
-            media_type,
-            data,
-            uri,
-            filename,
-        }) => {
-            let data = match data {
-                Base64Output::Encoded(text) => Some(text),
-                Base64Output::InputString | Base64Output::InputBytes => None,
-            };
-            Either::B(vec![Some(media_type.to_string()), data, uri, filename])
-        }
-        Converted::Part(ModelPart::Text(text)) | Converted::Text(text) => Either::A(text),
-        // Media parts come with their audience already checked.
-        Converted::Hidden => Either::A(String::new()),
-    }
-}
-
-/// The native half of `toContent` for a media part (image, audio, media, a
-/// resource with a blob). Use `toContent`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions, dataIsLatin1?: boolean",
-    ts_return_type = "MediaResult"
-)]
-pub fn convert_media(
-    kind: Unknown,
-    data: Option<Unknown>,
-    mime_type: Option<Unknown>,
-    uri: Option<Unknown>,
-    options: Option<Unknown>,
-    data_is_latin1: Option<Unknown>,
-) -> Result<MediaResult, String> {
-    let arguments = (kind, data, mime_type, uri, options, data_is_latin1);
-    let (parsed, settings) = read_media_arguments(arguments, Hold::ForThisCall)?;
-    guarded(|| Ok(media_result(convert(&parsed, &settings))))
-}
-
-/// `convertMedia` for a part that needs no disk write, for the entry's
-/// `toContentAsync` on small parts (a thread-pool round trip costs more
-/// than their whole conversion); `undefined` when the part must be saved,
-/// which is left to `convertMediaAsync`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions, dataIsLatin1?: boolean",
-    ts_return_type = "MediaResult | undefined"
-)]
-pub fn convert_media_without_disk(
-    kind: Unknown,
-    data: Option<Unknown>,
-    mime_type: Option<Unknown>,
-    uri: Option<Unknown>,
-    options: Option<Unknown>,
-    data_is_latin1: Option<Unknown>,
-) -> Result<Either<MediaResult, ()>, String> {
-    let arguments = (kind, data, mime_type, uri, options, data_is_latin1);
-    let (parsed, settings) = read_media_arguments(arguments, Hold::ForThisCall)?;
-    guarded(|| {
-        Ok(match convert_without_disk(&parsed, &settings) {
-            Some(converted) => Either::A(media_result(converted)),
-            None => Either::B(()),
+impl MediaAnswer {
+    /// The answer for `part`; `bytes` are the data when it came as bytes,
+    /// encoded here so that what was checked is what is sent.
+    fn new(part: ModelPart, bytes: Option<&[u8]>) -> Self {
+        MediaAnswer(match part {
+            ModelPart::File {
+                media_type,
+                data: Base64Output::InputBytes,
+                uri,
+                filename,
+            } => ModelPart::File {
+                media_type,
+                data: Base64Output::Encoded(base64_data::encode(bytes.unwrap_or_default())),
+                uri,
+                filename,
+            },
+            other => other,
         })
+    }
+}
+
+impl TypeName for MediaAnswer {
+    fn type_name() -> &'static str {
+        "MediaAnswer"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ToNapiValue for MediaAnswer {
+    unsafe fn to_napi_value(raw_env: sys::napi_env, answer: Self) -> napi::Result<sys::napi_value> {
+        let (media_type, data, uri, filename) = match answer.0 {
+            // SAFETY: forwarded with the environment napi gave this call.
+            ModelPart::Text(text) => return unsafe { String::to_napi_value(raw_env, text) },
+            ModelPart::File {
+                media_type,
+                data,
+                uri,
+                filename,
+            } => (media_type, data, uri, filename),
+        };
+        let env = Env::from_raw(raw_env);
+        let mut array = env.create_array(4)?;
+        array.set(0, media_type)?;
+        match data {
+            // Base64 is ASCII: a Latin-1 string is made without transcoding.
+            Base64Output::Encoded(text) => array.set(1, env.create_string_latin1(text)?)?,
+            Base64Output::InputString | Base64Output::InputBytes => array.set(1, Null)?,
+        }
+        array.set(2, uri)?;
+        array.set(3, filename)?;
+        // SAFETY: forwarded with the environment napi gave this call.
+        unsafe { Array::to_napi_value(raw_env, array) }
+    }
+}
+
+/// Convert a media part whose data is at hand (borrowed or owned).
+fn convert_now(
+    fields: &MediaFields,
+    payload: Payload,
+    settings: &Settings,
+    disk: bool,
+) -> Result<Option<MediaAnswer>, String> {
+    let part = fields.part(payload);
+    let bytes = match payload {
+        Payload::Bytes(bytes) => Some(bytes),
+        Payload::Base64(_) => None,
+    };
+    guarded(|| {
+        let converted = if disk {
+            Some(content::media_to_content(
+                &part,
+                settings.profile,
+                &settings.store,
+            ))
+        } else {
+            content::media_to_content_without_disk(&part, settings.profile)
+        };
+        Ok(converted.map(|converted| MediaAnswer::new(converted, bytes)))
     })
 }
 
+/// A conversion allowed to write to disk always answers.
+fn answered(answer: Option<MediaAnswer>) -> Result<MediaAnswer, String> {
+    answer.ok_or_else(|| js_error(code::INTERNAL, "internal error: no answer"))
+}
+
 pub struct MediaTask {
-    parsed: Parsed,
+    fields: MediaFields,
+    data: OwnedData,
     settings: Settings,
 }
 
 impl Task for MediaTask {
-    type Output = Result<MediaResult, String>;
-    type JsValue = MediaResult;
+    type Output = Result<MediaAnswer, String>;
+    type JsValue = MediaAnswer;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(guarded(|| {
-            Ok(media_result(convert(&self.parsed, &self.settings)))
-        }))
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let answer = convert_now(&self.fields, self.data.payload(), &self.settings, true);
+        Ok(answer.and_then(answered))
     }
 
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
         output.map_err(|e| rejection(&env, e))
     }
 }
 
 /// A JS Error whose `code` is ours, for rejecting a promise.
 fn rejection(env: &Env, error: Error<String>) -> Error {
-    let build = || -> Result<Error> {
+    let build = || -> napi::Result<Error> {
         let mut object =
             env.create_error(Error::new(Status::GenericFailure, error.reason.clone()))?;
         object.set_named_property("code", error.status.as_str())?;
@@ -684,53 +505,60 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
     build().unwrap_or_else(|e| e)
 }
 
-/// `convertMedia` with the decoding, checks and disk writes on the libuv
-/// thread pool; the JS thread only reads the arguments. Use `toContentAsync`.
+/// Convert a media part (image, audio, media, a resource with a blob).
+/// `how`: `"sync"` converts here; `"inline"` too, but gives `undefined`
+/// when the part needs a disk write; `"async"` copies the data and gives a
+/// promise of the conversion on the libuv thread pool.
 #[napi(
     catch_unwind,
-    ts_args_type = "kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType?: string | null, uri?: string | null, options?: ToContentOptions, dataIsLatin1?: boolean",
-    ts_return_type = "Promise<MediaResult>"
+    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, dataIsLatin1: boolean",
+    ts_return_type = "MediaAnswer | undefined | Promise<MediaAnswer>"
 )]
-pub fn convert_media_async(
-    kind: Unknown,
-    data: Option<Unknown>,
-    mime_type: Option<Unknown>,
-    uri: Option<Unknown>,
-    options: Option<Unknown>,
-    data_is_latin1: Option<Unknown>,
-) -> Result<AsyncTask<MediaTask>, String> {
-    let arguments = (kind, data, mime_type, uri, options, data_is_latin1);
-    let (parsed, settings) = read_media_arguments(arguments, Hold::ForATask)?;
-    Ok(AsyncTask::new(MediaTask { parsed, settings }))
+#[allow(clippy::too_many_arguments)]
+pub fn convert_media<'env>(
+    how: Unknown<'env>,
+    kind: Unknown<'env>,
+    data: Option<Unknown<'env>>,
+    mime_type: Option<Unknown<'env>>,
+    uri: Option<Unknown<'env>>,
+    provider: Option<Unknown<'env>>,
+    output_dir: Option<Unknown<'env>>,
+    store: Option<Unknown<'env>>,
+    data_is_latin1: Option<Unknown<'env>>,
+) -> Result<Either3<MediaAnswer, (), AsyncTask<MediaTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let fields = MediaFields {
+        kind: media_kind(kind)?,
+        declared: string_arg(mime_type, "mimeType")?,
+        uri: string_arg(uri, "uri")?,
+    };
+    let settings = settings(provider, output_dir, store)?;
+    let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
+    match how.as_deref() {
+        Some("sync") => {
+            let answer =
+                data.with_payload("data", |p| convert_now(&fields, p, &settings, true))??;
+            Ok(Either3::A(answered(answer)?))
+        }
+        Some("inline") => {
+            let answer =
+                data.with_payload("data", |p| convert_now(&fields, p, &settings, false))??;
+            Ok(answer.map_or(Either3::B(()), Either3::A))
+        }
+        Some("async") => Ok(Either3::C(AsyncTask::new(MediaTask {
+            fields,
+            data: data.into_owned("data")?,
+            settings,
+        }))),
+        _ => Err(invalid("`how` must be 'sync', 'inline' or 'async'")),
+    }
 }
 
-/// The note for a `resource_link` part, from its fields. Used by `toContent`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "uri?: string | null, name?: string | null, mimeType?: string | null, size?: number | null, description?: string | null"
-)]
-pub fn resource_link_text(
-    uri: Option<Unknown>,
-    name: Option<Unknown>,
-    mime_type: Option<Unknown>,
-    size: Option<Unknown>,
-    description: Option<Unknown>,
-) -> Result<String, String> {
-    resource_link_note(
-        string_arg(uri, "uri")?,
-        string_arg(name, "name")?,
-        string_arg(mime_type, "mimeType")?,
-        size,
-        string_arg(description, "description")?,
-    )
-}
+// ---------------------------------------------------------------- notes
 
 /// The header line (with its newline) of an embedded text resource; the
-/// caller appends the text, so a long text is never copied. Used by `toContent`.
-#[napi(
-    catch_unwind,
-    ts_args_type = "uri?: string | null, mimeType?: string | null"
-)]
+/// entry appends the text, so a long text is never copied.
+#[napi(catch_unwind, ts_args_type = "uri: unknown, mimeType: unknown")]
 pub fn embedded_text_header(
     uri: Option<Unknown>,
     mime_type: Option<Unknown>,
@@ -739,6 +567,49 @@ pub fn embedded_text_header(
     let mime_type = string_arg(mime_type, "mimeType")?;
     Ok(content::embedded_text(&uri, mime_type.as_deref(), ""))
 }
+
+/// The note for a `resource_link` part.
+#[napi(
+    catch_unwind,
+    ts_args_type = "uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown"
+)]
+pub fn resource_link_text(
+    uri: Option<Unknown>,
+    name: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    size: Option<Unknown>,
+    description: Option<Unknown>,
+) -> Result<String, String> {
+    // A size that is not a number is left out, not refused: it is only shown.
+    let size = match size {
+        Some(size) if size.get_type().map_err(from_napi)? == ValueType::Number => {
+            number_arg(Some(size), "size")?
+        }
+        _ => None,
+    };
+    Ok(note::resource_link(
+        &string_arg(uri, "uri")?.unwrap_or_default(),
+        string_arg(name, "name")?.as_deref(),
+        string_arg(mime_type, "mimeType")?.as_deref(),
+        size,
+        string_arg(description, "description")?.as_deref(),
+    ))
+}
+
+/// The note for a part of a type this library does not know.
+#[napi(catch_unwind, ts_args_type = "type: unknown")]
+pub fn unsupported_part_text(part_type: Option<Unknown>) -> Result<String, String> {
+    let part_type = string_arg(part_type, "type")?.unwrap_or_default();
+    Ok(note::unsupported_part(&part_type))
+}
+
+/// The note for a `resource` part without a `resource` object.
+#[napi(catch_unwind)]
+pub fn missing_resource_text() -> String {
+    note::missing_resource()
+}
+
+// ---------------------------------------------------------------- classify
 
 /// What the bytes are, set against the declared media type.
 #[napi(object, object_from_js = false, js_name = "Classification")]
@@ -774,57 +645,42 @@ impl From<Classification> for JsClassification {
     }
 }
 
-/// Classify bytes (a `Uint8Array`) or a base64 string. Only the head of a
-/// base64 string is decoded for sniffing; the whole string is validated.
+/// Classify bytes or a base64 string.
 #[napi(
     catch_unwind,
-    ts_args_type = "data: Uint8Array | string, declaredMediaType?: string",
+    ts_args_type = "data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean",
     ts_return_type = "Classification"
 )]
 pub fn classify(
     data: Unknown,
     declared_media_type: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
 ) -> Result<JsClassification, String> {
-    let declared_media_type: Option<String> =
-        optional_arg(declared_media_type, "declaredMediaType")?;
-    let payload = read_payload(data, "data", Hold::ForThisCall)?
-        .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
-    guarded(|| {
-        let c = classify::classify(payload.as_payload(), declared_media_type.as_deref());
-        Ok(c.into())
-    })
+    let declared = string_arg(declared_media_type, "declaredMediaType")?;
+    if is_nullish(&data)? {
+        return Err(invalid("`data` is required"));
+    }
+    let data = DataArg::read(Some(data), latin1_arg(data_is_latin1)?)?;
+    data.with_payload("data", |payload| {
+        guarded(|| Ok(classify::classify(payload, declared.as_deref()).into()))
+    })?
 }
 
 /// True when the bytes are valid UTF-8.
 #[napi(catch_unwind, ts_args_type = "data: Uint8Array")]
 pub fn is_utf8(data: Unknown) -> Result<bool, String> {
-    let data: &[u8] = unsafe { data.cast() }
-        .map_err(|_| js_error(code::INVALID_ARGUMENT, "`data` must be a Uint8Array"))?;
-    Ok(text::is_utf8(data))
+    with_bytes(&data, "data", text::is_utf8)
 }
 
 /// True for media types whose content is text a model can read.
-#[napi(catch_unwind, ts_args_type = "mediaType: string")]
-pub fn is_textual_media_type(media_type: Unknown) -> Result<bool, String> {
-    let media_type: String = required_arg(media_type, "mediaType")?;
+#[napi(catch_unwind, ts_args_type = "mediaType: unknown")]
+pub fn is_textual_media_type(media_type: Option<Unknown>) -> Result<bool, String> {
+    let media_type =
+        string_arg(media_type, "mediaType")?.ok_or_else(|| invalid("`mediaType` is required"))?;
     Ok(media_type::is_textual(&media_type))
 }
 
 // ---------------------------------------------------------------- store
-
-#[napi(object, object_to_js = false)]
-pub struct ToolOutputStoreOptions {
-    /// Files older than this many days are removed by `cleanup()` (default 7).
-    pub retention_days: Option<f64>,
-}
-
-#[napi(object, object_to_js = false)]
-pub struct SaveOptions {
-    /// Media type of the data; picks the file extension.
-    pub media_type: Option<String>,
-    /// File extension (without dot); wins over `mediaType`.
-    pub extension: Option<String>,
-}
 
 #[napi(object, object_from_js = false)]
 pub struct SavedFile {
@@ -832,148 +688,132 @@ pub struct SavedFile {
     pub byte_length: f64,
 }
 
-/// Saves blobs as `tool_<ascending id>.<ext>` files, atomically, 0600 in a
-/// 0700 folder, and removes its own expired files.
-#[napi]
-pub struct ToolOutputStore {
-    inner: Arc<store::ToolOutputStore>,
+/// A store as the entry holds it: an opaque handle (a Node-API external)
+/// kept in a private field of the entry's `ToolOutputStore`.
+type StoreHandle = External<Arc<store::ToolOutputStore>>;
+
+/// The store behind a handle. Node-API checks the handle was made by this
+/// addon for this type; the store is shared, not borrowed from JS.
+fn store_of(value: &Unknown) -> Result<Arc<store::ToolOutputStore>, String> {
+    // SAFETY: `from_napi_ref` confirms that the external's payload is a live
+    // `StoreHandle` made by this binary; the reference is used here only, to
+    // clone the `Arc`, while the handle on this call's stack keeps it alive.
+    let handle = unsafe { StoreHandle::from_napi_ref(value.value().env, value.raw()) }
+        .map_err(|_| invalid("`store` must be a ToolOutputStore"))?;
+    Ok(Arc::clone(handle))
 }
 
-/// Owned input of a save, decoded on the calling or on a worker thread.
-pub struct SaveJob {
-    payload: InputData,
-    options: Option<SaveOptions>,
+/// A save's input, owned, for the libuv thread pool.
+pub struct SaveTask {
     store: Arc<store::ToolOutputStore>,
+    data: OwnedData,
+    media_type: Option<String>,
+    extension: Option<String>,
 }
 
-impl SaveJob {
-    fn run(&self) -> Result<SavedFile, String> {
-        let decoded;
-        let bytes: &[u8] = match &self.payload {
-            InputData::Borrowed(bytes) => bytes,
-            InputData::Shared(bytes) => bytes,
-            InputData::Base64(text) => {
-                let b64 = base64_data::inspect(text).map_err(|e| {
-                    js_error(code::INVALID_BASE64, format!("invalid base64 data ({e})"))
-                })?;
-                decoded = b64.decode();
-                &decoded
-            }
-        };
-        let extension = self.extension(bytes)?;
-        let saved = self.store.save(bytes, &extension).map_err(store_error)?;
+fn save_now(
+    store: &store::ToolOutputStore,
+    payload: Payload,
+    media_type: Option<&str>,
+    extension: Option<&str>,
+) -> Result<SavedFile, String> {
+    guarded(|| {
+        let saved = save::save_blob(store, payload, media_type, extension).map_err(save_error)?;
         Ok(SavedFile {
             path: saved.path.to_string_lossy().into_owned(),
             byte_length: saved.byte_length as f64,
         })
-    }
-
-    fn extension(&self, bytes: &[u8]) -> Result<String, String> {
-        let options = self.options.as_ref();
-        if let Some(extension) = options.and_then(|o| o.extension.as_deref()) {
-            let extension = extension.trim_start_matches('.');
-            let valid =
-                extension.len() <= 16 && extension.bytes().all(|b| b.is_ascii_alphanumeric());
-            if !valid {
-                return Err(js_error(
-                    code::INVALID_ARGUMENT,
-                    "`extension` must be at most 16 ASCII letters or digits",
-                ));
-            }
-            return Ok(extension.to_string());
-        }
-        let media_type = match options.and_then(|o| o.media_type.as_deref()) {
-            Some(mt) => mt.to_string(),
-            None => classify::classify(Payload::Bytes(bytes), None).media_type,
-        };
-        Ok(media_type::extension(&media_type).to_string())
-    }
+    })
 }
-
-pub struct SaveTask(SaveJob);
 
 impl Task for SaveTask {
     type Output = Result<SavedFile, String>;
     type JsValue = SavedFile;
 
-    fn compute(&mut self) -> Result<Self::Output> {
-        Ok(guarded(|| self.0.run()))
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(save_now(
+            &self.store,
+            self.data.payload(),
+            self.media_type.as_deref(),
+            self.extension.as_deref(),
+        ))
     }
 
-    fn resolve(&mut self, env: Env, output: Self::Output) -> Result<Self::JsValue> {
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
         output.map_err(|e| rejection(&env, e))
     }
 }
 
-#[napi]
-impl ToolOutputStore {
-    #[napi(
-        constructor,
-        catch_unwind,
-        ts_args_type = "dir?: string, options?: ToolOutputStoreOptions"
-    )]
-    pub fn new(dir: Option<Unknown>, options: Option<Unknown>) -> Result<Self, String> {
-        let dir: Option<String> = optional_arg(dir, "dir")?;
-        let options: Option<ToolOutputStoreOptions> = optional_arg(options, "options")?;
-        let retention = options.and_then(|o| o.retention_days);
-        let inner =
-            store::ToolOutputStore::new(dir.map(PathBuf::from), retention).map_err(store_error)?;
-        Ok(ToolOutputStore {
-            inner: Arc::new(inner),
-        })
-    }
+/// A new store: `dir` (default: the per-user temp folder) and the days
+/// `cleanup` keeps files.
+#[napi(
+    catch_unwind,
+    ts_args_type = "dir: unknown, retentionDays: unknown",
+    ts_return_type = "StoreHandle"
+)]
+pub fn store_new(
+    dir: Option<Unknown>,
+    retention_days: Option<Unknown>,
+) -> Result<StoreHandle, String> {
+    let dir = string_arg(dir, "dir")?;
+    let retention_days = number_arg(retention_days, "retentionDays")?;
+    let store =
+        store::ToolOutputStore::new(dir.map(PathBuf::from), retention_days).map_err(store_error)?;
+    Ok(External::new(Arc::new(store)))
+}
 
-    /// The folder files are saved in.
-    #[napi(getter)]
-    pub fn dir(&self) -> String {
-        self.inner.dir().to_string_lossy().into_owned()
-    }
+/// The folder a store saves in.
+#[napi(catch_unwind, ts_args_type = "store: StoreHandle")]
+pub fn store_dir(store: Unknown) -> Result<String, String> {
+    Ok(store_of(&store)?.dir().to_string_lossy().into_owned())
+}
 
-    /// Save bytes, or a base64 string decoded first.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "data: Uint8Array | string, options?: SaveOptions"
-    )]
-    pub fn save(&self, data: Unknown, options: Option<Unknown>) -> Result<SavedFile, String> {
-        let job = self.job(data, options, Hold::ForThisCall)?;
-        guarded(|| job.run())
+/// Save bytes or base64 (decoded) in a store: `how` is `"sync"`, or
+/// `"async"` for a promise of the save on the libuv thread pool, made from a
+/// copy of the data.
+#[napi(
+    catch_unwind,
+    ts_args_type = "how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean",
+    ts_return_type = "SavedFile | Promise<SavedFile>"
+)]
+pub fn store_save(
+    how: Unknown,
+    store: Unknown,
+    data: Unknown,
+    media_type: Option<Unknown>,
+    extension: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<Either<SavedFile, AsyncTask<SaveTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let store = store_of(&store)?;
+    let media_type = string_arg(media_type, "mediaType")?;
+    let extension = string_arg(extension, "extension")?;
+    if is_nullish(&data)? {
+        return Err(invalid("`data` is required"));
     }
+    let data = DataArg::read(Some(data), latin1_arg(data_is_latin1)?)?;
+    match how.as_deref() {
+        Some("sync") => data
+            .with_payload("data", |payload| {
+                save_now(&store, payload, media_type.as_deref(), extension.as_deref())
+            })?
+            .map(Either::A),
+        Some("async") => Ok(Either::B(AsyncTask::new(SaveTask {
+            store,
+            data: data.into_owned("data")?,
+            media_type,
+            extension,
+        }))),
+        _ => Err(invalid("`how` must be 'sync' or 'async'")),
+    }
+}
 
-    /// `save` with the decoding and the write on the libuv thread pool.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "data: Uint8Array | string, options?: SaveOptions",
-        ts_return_type = "Promise<SavedFile>"
-    )]
-    pub fn save_async(
-        &self,
-        data: Unknown,
-        options: Option<Unknown>,
-    ) -> Result<AsyncTask<SaveTask>, String> {
-        Ok(AsyncTask::new(SaveTask(self.job(
-            data,
-            options,
-            Hold::ForATask,
-        )?)))
-    }
-
-    /// Delete this store's own files older than the retention; returns how many.
-    #[napi(catch_unwind)]
-    pub fn cleanup(&self) -> Result<u32, String> {
-        guarded(|| {
-            let removed = self.inner.cleanup().map_err(store_error)?;
-            Ok(removed as u32)
-        })
-    }
-
-    fn job(&self, data: Unknown, options: Option<Unknown>, hold: Hold) -> Result<SaveJob, String> {
-        let options: Option<SaveOptions> = optional_arg(options, "options")?;
-        let payload = read_payload(data, "data", hold)?
-            .ok_or_else(|| js_error(code::INVALID_ARGUMENT, "`data` is required"))?;
-        Ok(SaveJob {
-            payload,
-            options,
-            store: self.inner.clone(),
-        })
-    }
+/// Delete a store's own files older than its retention; returns how many.
+#[napi(catch_unwind, ts_args_type = "store: StoreHandle")]
+pub fn store_cleanup(store: Unknown) -> Result<u32, String> {
+    let store = store_of(&store)?;
+    guarded(|| {
+        let removed = store.cleanup().map_err(store_error)?;
+        Ok(u32::try_from(removed).unwrap_or(u32::MAX))
+    })
 }

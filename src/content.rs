@@ -30,6 +30,30 @@ pub struct MediaPart<'a> {
     pub payload: Payload<'a>,
 }
 
+impl<'a> MediaPart<'a> {
+    /// The part as MCP shapes it: an image or audio block has no uri (a
+    /// `uri` field there is not MCP's), an embedded resource always has one
+    /// (empty when the server left it out), a `media` part may.
+    pub fn new(
+        kind: MediaKind,
+        uri: Option<&'a str>,
+        declared_media_type: Option<&'a str>,
+        payload: Payload<'a>,
+    ) -> Self {
+        let uri = match kind {
+            MediaKind::Image | MediaKind::Audio => None,
+            MediaKind::Media => uri,
+            MediaKind::Resource => Some(uri.unwrap_or("")),
+        };
+        MediaPart {
+            kind,
+            uri,
+            declared_media_type,
+            payload,
+        }
+    }
+}
+
 /// What the model gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelPart {

@@ -14,6 +14,7 @@ pub mod note;
 pub mod payload;
 pub mod provider;
 pub mod route;
+pub mod save;
 pub mod sniff;
 pub mod store;
 pub mod text;

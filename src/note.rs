@@ -61,16 +61,31 @@ pub fn unreadable(label: Label, media_type: &str, problem: &str) -> String {
     )
 }
 
+/// `[Unsupported content part of type "<type>"]`
+pub fn unsupported_part(part_type: &str) -> String {
+    format!("[Unsupported content part of type \"{part_type}\"]")
+}
+
+/// A `resource` part whose `resource` is missing or not an object.
+pub fn missing_resource() -> String {
+    "[Resource part without a `resource` object]".to_string()
+}
+
 /// `[Resource link <uri> (<name>, <mimeType>, <size> bytes)]` and the
 /// description on the next line; absent pieces are left out.
+/// `size` is shown only when it is a byte count: a whole number from 0 to
+/// 2^53 (larger doubles are not exact integers).
 pub fn resource_link(
     uri: &str,
     name: Option<&str>,
     media_type: Option<&str>,
-    size: Option<u64>,
+    size: Option<f64>,
     description: Option<&str>,
 ) -> String {
-    let size = size.map(|n| format!("{n} bytes"));
+    const MAX_EXACT: f64 = 9_007_199_254_740_991.0;
+    let size = size
+        .filter(|s| (0.0..=MAX_EXACT).contains(s) && s.fract() == 0.0)
+        .map(|n| format!("{} bytes", n as u64));
     let details: Vec<&str> = [name, media_type, size.as_deref()]
         .into_iter()
         .flatten()
@@ -136,7 +151,7 @@ mod tests {
                 "file:///a.txt",
                 Some("a.txt"),
                 Some("text/plain"),
-                Some(12),
+                Some(12.0),
                 Some("notes")
             ),
             "[Resource link file:///a.txt (a.txt, text/plain, 12 bytes)]\nnotes"
@@ -145,5 +160,11 @@ mod tests {
             resource_link("https://x/y", None, None, None, None),
             "[Resource link https://x/y]"
         );
+        for size in [1e300, -1.0, 1.5, f64::NAN, f64::INFINITY] {
+            assert_eq!(
+                resource_link("u", None, None, Some(size), None),
+                "[Resource link u]"
+            );
+        }
     }
 }
