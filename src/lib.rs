@@ -6,6 +6,12 @@
 //! payload (base64 / bytes) -> sniff -> text detection -> classify -> route
 //! (reads the provider table) -> store (spill) -> model part.
 
+// The core has no unsafe code; only the Node-API layer may (allowed on
+// `mod binding` below), and every block there says why it is sound.
+#![deny(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+#![deny(clippy::all)]
+
 pub mod base64_data;
 pub mod classify;
 pub mod content;
@@ -20,4 +26,5 @@ pub mod store;
 pub mod text;
 
 #[cfg(feature = "binding")]
+#[allow(unsafe_code)]
 mod binding;

@@ -291,6 +291,19 @@ impl ToolOutputStore {
     ) -> Result<Saved, StoreError> {
         check_extension(extension)?;
         let (tmp, file) = self.create_temp()?;
+        self.stream_and_finish(tmp, file, extension, write)
+    }
+
+    /// The rest of `save_with`: streams into the open temp file `file`
+    /// (named `tmp`) and names it, or removes it on failure. Split out so a
+    /// test can hand it a file that fails every write.
+    fn stream_and_finish(
+        &self,
+        tmp: PathBuf,
+        file: File,
+        extension: &str,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
+    ) -> Result<Saved, StoreError> {
         let mut sink = CountingWriter {
             inner: BufWriter::with_capacity(WRITE_BUFFER, file),
             written: 0,
@@ -1091,26 +1104,71 @@ mod tests {
         assert!(names(tmp.path()).is_empty());
     }
 
+    /// /dev/full fails every write with ENOSPC. It exists on every Linux
+    /// system and container, so its absence is a failure, not a skip.
+    #[cfg(target_os = "linux")]
+    fn dev_full() -> File {
+        OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap_or_else(|e| panic!("cannot open /dev/full, needed for the ENOSPC test: {e}"))
+    }
+
     #[cfg(target_os = "linux")]
     #[test]
     fn store_own_write_failure_is_classified() {
-        // /dev/full fails every write with ENOSPC: drive CountingWriter on it.
-        let Ok(full) = OpenOptions::new().write(true).open("/dev/full") else {
-            return;
+        const ENOSPC: i32 = 28;
+        let is_enospc = |e: &io::Error| {
+            assert_eq!(e.raw_os_error(), Some(ENOSPC), "{e}");
+            assert_eq!(e.kind(), io::ErrorKind::StorageFull, "{e}");
         };
+        // CountingWriter alone: a buffered write succeeds, the flush fails
+        // and the device's own error is recorded.
         let mut w = CountingWriter {
-            inner: BufWriter::with_capacity(16, full),
+            inner: BufWriter::with_capacity(16, dev_full()),
             written: 0,
             failure: None,
         };
-        let _ = w.write_all(&[0u8; 64]).and_then(|_| w.flush());
+        w.write_all(&[0u8; 8]).unwrap();
+        assert_eq!(w.written, 8);
+        is_enospc(&w.flush().unwrap_err());
         let own = w.failure.take().expect("failure recorded");
+        is_enospc(&own);
         let err = StoreError::io(ACTION_WRITE_FILE, Path::new("/x"), own);
         assert_eq!(err.code(), "STORE_NO_SPACE");
-        assert!(
-            err.to_string().starts_with("cannot write a file in /x: "),
-            "{err}"
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot write a file in /x: {}",
+                io::Error::from_raw_os_error(ENOSPC)
+            )
         );
+
+        // Through save_with: the device's error wins whether the closure
+        // wraps it or the final flush meets it, and the temp file goes.
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_in(tmp.path());
+        type Produce = fn(&mut dyn Write) -> io::Result<u64>;
+        let wrapped: Produce = |w| {
+            w.write_all(&[0u8; 2 * WRITE_BUFFER])
+                .map_err(|e| io::Error::other(format!("wrapped: {e}")))?;
+            Ok(0)
+        };
+        let small: Produce = |w| w.write_all(b"abc").map(|_| 3);
+        for produce in [wrapped, small] {
+            let temp = tmp.path().join(temp_name());
+            drop(open_new(&temp).unwrap());
+            let err = store
+                .stream_and_finish(temp, dev_full(), "bin", produce)
+                .unwrap_err();
+            assert_eq!(err.code(), "STORE_NO_SPACE", "{err}");
+            let StoreError::Io { action, source, .. } = &err else {
+                panic!("{err:?}");
+            };
+            assert_eq!(*action, ACTION_WRITE_FILE);
+            is_enospc(source);
+            assert!(names(tmp.path()).is_empty(), "{:?}", names(tmp.path()));
+        }
     }
 
     #[test]
@@ -1129,29 +1187,132 @@ mod tests {
             assert!(std::error::Error::source(&err).is_some());
             assert!(store.save_with("", |_| Ok(0)).is_err());
         }
+    }
 
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let ro = tmp.path().join("ro");
-            fs::create_dir(&ro).unwrap();
-            fs::set_permissions(&ro, fs::Permissions::from_mode(0o500)).unwrap();
-            // Root (as in CI containers) bypasses permission bits.
-            let probe = ro.join("probe");
-            let privileged = fs::write(&probe, b"").is_ok();
-            let _ = fs::remove_file(&probe);
-            if !privileged {
-                let store = store_in(&ro);
-                let err = store.save(b"x", "txt").unwrap_err();
-                assert_eq!(err.code(), "STORE_PERMISSION_DENIED");
-                let msg = err.to_string();
-                assert!(msg.contains(&ro.display().to_string()), "{msg}");
-                assert!(msg.contains("ermission denied"), "{msg}");
-                let err = store.save(b"x", "txt").unwrap_err();
-                assert_eq!(err.code(), "STORE_PERMISSION_DENIED");
-            }
-            fs::set_permissions(&ro, fs::Permissions::from_mode(0o700)).unwrap();
+    /// Set in the child run of `store_read_only_folder_is_permission_denied`:
+    /// the folder to check, as the unprivileged user.
+    #[cfg(unix)]
+    const UNPRIVILEGED_DIR: &str = "MCP_CONTENT_STORE_TEST_UNPRIVILEGED_DIR";
+
+    /// Saving into an existing folder without write permission is refused.
+    /// Root ignores permission bits, so as root (CI containers) the check
+    /// runs in a child of this test binary under uid/gid 65534 (`nobody`).
+    #[cfg(unix)]
+    #[test]
+    fn store_read_only_folder_is_permission_denied() {
+        use std::os::unix::fs::PermissionsExt;
+        if let Some(dir) = std::env::var_os(UNPRIVILEGED_DIR) {
+            assert!(
+                !can_create_in(Path::new(&dir)),
+                "the child still bypasses permission bits"
+            );
+            assert_permission_denied(Path::new(&dir));
+            return;
         }
+        let tmp = tempfile::tempdir().unwrap();
+        let ro = tmp.path().join("ro");
+        fs::create_dir(&ro).unwrap();
+        fs::set_permissions(&ro, fs::Permissions::from_mode(0o500)).unwrap();
+        if can_create_in(&ro) {
+            run_unprivileged(
+                tmp.path(),
+                &ro,
+                "store_read_only_folder_is_permission_denied",
+            );
+        } else {
+            assert_permission_denied(&ro);
+        }
+    }
+
+    /// Whether this process can create a file in `dir` despite its mode.
+    #[cfg(unix)]
+    fn can_create_in(dir: &Path) -> bool {
+        let probe = dir.join("probe");
+        match open_new(&probe) {
+            Ok(_) => {
+                fs::remove_file(&probe).unwrap();
+                true
+            }
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => false,
+            Err(e) => panic!("probe {}: {e}", probe.display()),
+        }
+    }
+
+    #[cfg(unix)]
+    fn assert_permission_denied(ro: &Path) {
+        let store = store_in(ro);
+        // Twice: the second save finds the folder already prepared.
+        for _ in 0..2 {
+            let err = store.save(b"x", "txt").unwrap_err();
+            assert_eq!(err.code(), "STORE_PERMISSION_DENIED", "{err}");
+            let msg = err.to_string();
+            assert!(msg.starts_with("cannot create a file in "), "{msg}");
+            assert!(msg.contains(&ro.display().to_string()), "{msg}");
+            assert!(msg.contains("ermission denied"), "{msg}");
+        }
+        let err = store
+            .save_with("txt", |w| w.write_all(b"x").map(|_| 1))
+            .unwrap_err();
+        assert_eq!(err.code(), "STORE_PERMISSION_DENIED", "{err}");
+        assert!(names(ro).is_empty(), "{:?}", names(ro));
+    }
+
+    /// Runs test `name` of this binary as uid/gid 65534 with
+    /// `UNPRIVILEGED_DIR=ro` and asserts that it ran and passed. `ro` is
+    /// handed to that user; `tmp` (holding it) is opened to others.
+    #[cfg(target_os = "linux")]
+    fn run_unprivileged(tmp: &Path, ro: &Path, name: &str) {
+        use std::os::unix::fs::{chown, MetadataExt, PermissionsExt};
+        use std::process::Command;
+        const NOBODY: u32 = 65534;
+        // procfs shows /proc/self as owned by our effective uid.
+        let euid = fs::metadata("/proc/self").expect("procfs").uid();
+        if euid != 0 {
+            eprintln!(
+                "{name}: NOT RUN: permission bits do not bind this process (uid {euid}, \
+                 e.g. CAP_DAC_OVERRIDE) and only root can switch to an unprivileged uid"
+            );
+            return;
+        }
+        fs::set_permissions(tmp, fs::Permissions::from_mode(0o755)).unwrap();
+        chown(ro, Some(NOBODY), Some(NOBODY)).unwrap();
+        // A link (or copy) of the test binary where that user can reach it:
+        // the checkout may sit under a private home.
+        let exe = tmp.join("store-test");
+        let current = std::env::current_exe().unwrap();
+        if fs::hard_link(&current, &exe).is_err() {
+            fs::copy(&current, &exe).unwrap();
+        }
+        let (_, module) = module_path!().split_once("::").unwrap();
+        let test = format!("{module}::{name}");
+        let ids = NOBODY.to_string();
+        let out = Command::new("setpriv")
+            .args(["--reuid", &ids, "--regid", &ids, "--clear-groups", "--"])
+            .arg(&exe)
+            .args([test.as_str(), "--exact", "--nocapture", "--test-threads=1"])
+            .env(UNPRIVILEGED_DIR, ro)
+            .current_dir(tmp)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("running as root, {name} needs setpriv (util-linux) to drop to uid {NOBODY}: {e}")
+            });
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stdout.contains(&format!("test {test} ... ok")),
+            "child as uid {NOBODY} failed ({}); if it could not start, every folder \
+             above {} must be searchable by others\n{stdout}\n{stderr}",
+            out.status,
+            tmp.display()
+        );
+    }
+
+    #[cfg(all(unix, not(target_os = "linux")))]
+    fn run_unprivileged(_tmp: &Path, _ro: &Path, name: &str) {
+        eprintln!(
+            "{name}: NOT RUN: permission bits do not bind this process (root?) and \
+             dropping privileges is only implemented for Linux (setpriv)"
+        );
     }
 
     #[test]
