@@ -1,5 +1,6 @@
-// Corpus sweep: every real file of shared/corpus/file-type through toContent,
-// as an image declared image/png and as a resource blob declared
+// Corpus sweep: every real file of the file-type samples (the vendored
+// __test__/fixtures/file-type, or MCP_CONTENT_CORPUS) through toContent, as
+// an image declared image/png and as a resource blob declared
 // application/octet-stream. Only true png/jpeg/gif/webp/pdf may come back as
 // file parts, with the media type of the real format; sync == async.
 import { describe, test } from 'node:test'

@@ -12,11 +12,9 @@ import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { toContentJs, passThrough } from '../benchmark/reference.mjs'
+import { corpusDir, corpusFiles as listCorpus } from './fixtures/index.mjs'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const corpusDir = process.env.MCP_CONTENT_CORPUS
-  ? path.resolve(process.env.MCP_CONTENT_CORPUS)
-  : path.resolve(repoRoot, '../shared/corpus/file-type')
 const require = createRequire(import.meta.url)
 const { toContentAsync } = require(process.env.MCP_CONTENT_MODULE ? path.resolve(process.env.MCP_CONTENT_MODULE) : repoRoot)
 
@@ -109,9 +107,7 @@ async function assertSame(part) {
 
 // ------------------------------------------------------------------ corpus
 
-const corpusFiles = fs.existsSync(corpusDir)
-  ? fs.readdirSync(corpusDir).filter((f) => f !== 'README.md' && fs.statSync(path.join(corpusDir, f)).isFile()).sort()
-  : []
+const corpusFiles = fs.existsSync(corpusDir) ? listCorpus() : []
 
 describe('reference == native on the corpus', () => {
   test('the corpus is there', () => assert.ok(corpusFiles.length > 200, `only ${corpusFiles.length} corpus files in ${corpusDir}`))
@@ -148,7 +144,7 @@ describe('reference == native on the corpus', () => {
   test('the exceptions are still needed and still decide alike', async () => {
     // An exception that no longer differs should be removed from the list.
     for (const name of Object.keys(NAMING_EXCEPTIONS)) {
-      if (!corpusFiles.includes(name)) continue
+      assert.ok(corpusFiles.includes(name), `${name} is not in the corpus at ${corpusDir}`)
       const part = { type: 'image', mimeType: 'image/png', data: b64(fs.readFileSync(path.join(corpusDir, name))) }
       assert.notEqual(await differ(part), null, `${name} is no longer a naming difference`)
       assert.equal(await differ(part, { ignoreMediaType: true }), null, name)

@@ -12,7 +12,8 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-export const CORPUS = path.resolve(here, '../../shared/corpus/file-type')
+/** Real sample files from file-type, vendored in the repository. */
+export const CORPUS = path.resolve(here, '../__test__/fixtures/file-type')
 
 export const KB = 1000
 export const MB = 1000 * 1000

@@ -1,11 +1,35 @@
-//! Tests against the shared corpus of real files (`shared/corpus/file-type`,
-//! next to the checkout). The extension of each name is its true format.
+//! Tests against a corpus of real files: the file-type samples vendored in
+//! `__test__/fixtures/file-type` (see the README there), or the folder named
+//! by `MCP_CONTENT_CORPUS`, for example a full copy of the upstream samples.
+//! The extension of each name is its true format.
 
 use std::path::PathBuf;
 
 use super::*;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/file-type");
+/// The samples kept in the repository.
+const VENDORED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/__test__/fixtures/file-type");
+
+/// Fewer files than this means the folder is missing most of its samples.
+const MIN_FILES: usize = 200;
+
+/// The corpus folder: `MCP_CONTENT_CORPUS` when set, else the vendored one.
+fn corpus_dir() -> PathBuf {
+    match std::env::var_os("MCP_CONTENT_CORPUS") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(VENDORED),
+    }
+}
+
+fn is_vendored() -> bool {
+    corpus_dir() == std::path::Path::new(VENDORED)
+}
+
+/// One corpus file by name; it must be there.
+fn read_named(name: &str) -> Vec<u8> {
+    let path = corpus_dir().join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
 
 /// Media types a provider takes as an attachment: never to be guessed wrong.
 const ATTACHABLE: &[&str] = &[
@@ -260,6 +284,18 @@ const DIMENSIONS: &[(&str, u32, u32)] = &[
     ("fixture-sequence.avif", 800, 450),
 ];
 
+/// Extensions of `BY_EXTENSION` with no sample in the vendored folder: the
+/// smallest upstream file of each is over the size it keeps (see its
+/// README). A fuller corpus in `MCP_CONTENT_CORPUS` checks them.
+const NOT_VENDORED: &[&str] = &[
+    "ape", "apk", "blend", "cab", "crx", "dcm", "dsf", "epub", "icc", "icns", "mobi", "mts", "mxf",
+    "odp", "ogm", "pst", "wv",
+];
+
+/// Extensions of `BY_EXTENSION` that upstream has no sample of at all
+/// (its Illustrator sample is named `.pdf`; it has no SVG).
+const NO_SAMPLE: &[&str] = &["ai", "svg"];
+
 fn expected(name: &str) -> Expect {
     if let Some(&(_, expect)) = BY_NAME.iter().find(|(n, _)| *n == name) {
         return expect;
@@ -271,19 +307,33 @@ fn expected(name: &str) -> Expect {
         .map_or(Expect::Unknown, |&(_, media_type)| Expect::Type(media_type))
 }
 
-fn corpus() -> Vec<(String, Vec<u8>)> {
-    let dir = PathBuf::from(CORPUS);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+/// Names of the corpus files: those starting with `fixture` (the folder
+/// also holds a README and the license).
+fn corpus_names() -> Vec<String> {
+    let dir = corpus_dir();
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("corpus not found at {}: {e}", dir.display()))
-        .map(|entry| {
-            let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&path).unwrap())
-        })
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("fixture"))
         .collect();
-    files.sort();
-    assert!(files.len() >= 264, "corpus has {} files", files.len());
-    files
+    names.sort();
+    assert!(
+        names.len() >= MIN_FILES,
+        "corpus at {} has {} files, expected at least {MIN_FILES}",
+        dir.display(),
+        names.len()
+    );
+    names
+}
+
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    corpus_names()
+        .into_iter()
+        .map(|name| {
+            let data = read_named(&name);
+            (name, data)
+        })
+        .collect()
 }
 
 fn head(data: &[u8]) -> &[u8] {
@@ -306,6 +356,54 @@ fn partial(data: &[u8]) -> Window<'_> {
 fn is_valid_attachable(name: &str) -> bool {
     name != "fixture-corrupt.png"
         && matches!(expected(name), Expect::Type(media_type) if ATTACHABLE.contains(&media_type))
+}
+
+#[test]
+fn every_table_entry_has_a_file() {
+    let names = corpus_names();
+    // A table row for a file that is not there would pass without checking
+    // anything.
+    let named = BY_NAME
+        .iter()
+        .map(|(name, _)| *name)
+        .chain(DIMENSIONS.iter().map(|(name, _, _)| *name))
+        .chain(DIMENSIONS_PAST_HEAD.iter().map(|(name, _, _)| *name))
+        .chain(["fixture-corrupt.png"]);
+    let absent: Vec<_> = named.filter(|n| !names.iter().any(|m| m == n)).collect();
+    assert!(
+        absent.is_empty(),
+        "named in the tables, not in the corpus: {absent:?}"
+    );
+
+    // Every extension of the table has a sample, but those stated missing.
+    for ext in NOT_VENDORED.iter().chain(NO_SAMPLE) {
+        assert!(
+            BY_EXTENSION.iter().any(|(e, _)| e == ext),
+            "{ext} is not in BY_EXTENSION"
+        );
+    }
+    let uncovered: Vec<&str> = BY_EXTENSION
+        .iter()
+        .map(|(ext, _)| *ext)
+        .filter(|ext| !names.iter().any(|n| n.rsplit('.').next() == Some(ext)))
+        .collect();
+    println!("extensions without a sample: {uncovered:?}");
+    let unexpected: Vec<_> = uncovered
+        .iter()
+        .filter(|ext| !NOT_VENDORED.contains(ext) && !NO_SAMPLE.contains(ext))
+        .collect();
+    assert!(unexpected.is_empty(), "no sample of {unexpected:?}");
+    if is_vendored() {
+        // The lists say exactly what the vendored folder lacks.
+        let mut stated: Vec<&str> = NOT_VENDORED.iter().chain(NO_SAMPLE).copied().collect();
+        stated.sort_unstable();
+        let mut uncovered = uncovered;
+        uncovered.sort_unstable();
+        assert_eq!(
+            uncovered, stated,
+            "NOT_VENDORED and NO_SAMPLE are out of date"
+        );
+    }
 }
 
 #[test]
@@ -335,7 +433,7 @@ fn audio_after_a_long_id3_tag_is_found_in_the_whole_data() {
         ("fixture-id3v2.aac", "audio/aac"),
         ("fixture-id3v2.flac", "audio/flac"),
     ] {
-        let data = std::fs::read(format!("{CORPUS}/{name}")).unwrap();
+        let data = read_named(name);
         assert_eq!(
             sniff(&data).map(|s| s.media_type),
             Some(media_type),
@@ -442,7 +540,7 @@ fn valid_attachable_files_pass_the_structure_check() {
 
 #[test]
 fn corrupt_png_fails_the_structure_check() {
-    let data = std::fs::read(format!("{CORPUS}/fixture-corrupt.png")).unwrap();
+    let data = read_named("fixture-corrupt.png");
     // The 9 data bytes of pHYs were altered, so its CRC does not match; the
     // next chunk header after it is garbage as well.
     let reason = "corrupt PNG: CRC mismatch in pHYs chunk".to_string();
