@@ -23,6 +23,9 @@ const TypedArrayBuffer = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'b
 const TypedArrayByteLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'byteLength').get
 const Uint8ArrayConstructor = Uint8Array
 const TypeErrorConstructor = TypeError
+// Node's base64 encoder (also in Bun); the public Buffer#toString reaches it
+// through prototype lookups that could be replaced.
+const base64Slice = Buffer.prototype.base64Slice
 const isUint8Array = types.isUint8Array
 const isSharedArrayBuffer = types.isSharedArrayBuffer
 
@@ -62,6 +65,11 @@ function privateData(data) {
     return new Uint8ArrayConstructor(data)
   }
   return data
+}
+
+/** Canonical base64 of bytes. */
+function encodeBytes(bytes) {
+  return ReflectApply(base64Slice, bytes, [0, ReflectApply(TypedArrayByteLength, bytes, [])])
 }
 
 function dataSize(data) {
@@ -165,12 +173,15 @@ function convertMedia(how, media, options) {
 
 /**
  * The part for native code's answer: a text, or `[mediaType, data, uri,
- * filename]` where a null `data` means the input string itself (canonical).
+ * filename]` where `data` is base64, or null for the input itself (a
+ * canonical string, or bytes encoded here right after they were checked,
+ * with no other JS in between), or the bytes an async conversion checked.
  */
 function fromAnswer(answer, input) {
   if (typeof answer === 'string') return textPart(answer)
   const mediaType = answer[0]
-  const data = answer[1] === null ? input : answer[1]
+  const given = answer[1] === null ? input : answer[1]
+  const data = typeof given === 'string' ? given : encodeBytes(given)
   const uri = answer[2]
   const filename = answer[3]
   // Literals, not assignments: a setter on Object.prototype never runs.

@@ -21,6 +21,11 @@ export function loadNative() {
   return createRequire(import.meta.url)(path.resolve(here, '..'))
 }
 
+/** Which artifact napi-rs's loader (index.js, not part of the package API) loaded. */
+export function loadedBinding() {
+  return createRequire(import.meta.url)(path.resolve(here, '..', 'index.js')).__napiBindingTarget
+}
+
 /**
  * The pure-JS reference (`benchmark/reference.mjs`, or the module named by
  * BENCH_REFERENCE). `null` when it cannot be loaded: the JS columns stay empty.

@@ -5,8 +5,11 @@
  * is built on them; the public API is declared in index.d.ts.
  */
 
-/** A converted media part: its text, or `[mediaType, data, uri, filename]` (`data` null: the input string). */
-export type MediaAnswer = string | [string, string | null, string | null, string | null]
+/**
+ * A converted media part: its text, or `[mediaType, data, uri, filename]`; `data` null: the input
+ * itself, a Buffer: the checked copy, both for the entry to encode.
+ */
+export type MediaAnswer = string | [string, string | Uint8Array | null, string | null, string | null]
 
 /** An opaque store handle. */
 export interface StoreHandle {

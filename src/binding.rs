@@ -33,7 +33,7 @@ use crate::payload::{Base64Output, Payload};
 use crate::provider::{self, Profile};
 use crate::save::{self, SaveError};
 use crate::store::{self, StoreError};
-use crate::{base64_data, media_type, note, text};
+use crate::{media_type, note, text};
 
 /// Errors thrown to JS carry one of these stable codes in `err.code`.
 mod code {
@@ -381,29 +381,15 @@ fn media_kind(value: Unknown) -> Result<MediaKind, String> {
 }
 
 /// A converted media part as the entry reads it: the text of a text part,
-/// or `[mediaType, data, uri, filename]` for a file part, `data` null when
-/// it is the caller's own base64 string (already canonical).
-pub struct MediaAnswer(ModelPart);
-
-impl MediaAnswer {
-    /// The answer for `part`; `bytes` are the data when it came as bytes,
-    /// encoded here so that what was checked is what is sent.
-    fn new(part: ModelPart, bytes: Option<&[u8]>) -> Self {
-        MediaAnswer(match part {
-            ModelPart::File {
-                media_type,
-                data: Base64Output::InputBytes,
-                uri,
-                filename,
-            } => ModelPart::File {
-                media_type,
-                data: Base64Output::Encoded(base64_data::encode(bytes.unwrap_or_default())),
-                uri,
-                filename,
-            },
-            other => other,
-        })
-    }
+/// or `[mediaType, data, uri, filename]` for a file part. `data` is a string
+/// (re-encoded base64), null (the input itself: a canonical base64 string,
+/// or bytes the entry encodes right away, with no JS between check and
+/// encoding), or a Buffer (the private copy an async conversion checked,
+/// for the entry to encode: Node's encoder writes an external string,
+/// where a string made here would be copied into the JS heap).
+pub struct MediaAnswer {
+    part: ModelPart,
+    checked_copy: Option<Vec<u8>>,
 }
 
 impl TypeName for MediaAnswer {
@@ -418,7 +404,7 @@ impl TypeName for MediaAnswer {
 
 impl ToNapiValue for MediaAnswer {
     unsafe fn to_napi_value(raw_env: sys::napi_env, answer: Self) -> napi::Result<sys::napi_value> {
-        let (media_type, data, uri, filename) = match answer.0 {
+        let (media_type, data, uri, filename) = match answer.part {
             // SAFETY: forwarded with the environment napi gave this call.
             ModelPart::Text(text) => return unsafe { String::to_napi_value(raw_env, text) },
             ModelPart::File {
@@ -431,10 +417,11 @@ impl ToNapiValue for MediaAnswer {
         let env = Env::from_raw(raw_env);
         let mut array = env.create_array(4)?;
         array.set(0, media_type)?;
-        match data {
+        match (data, answer.checked_copy) {
             // Base64 is ASCII: a Latin-1 string is made without transcoding.
-            Base64Output::Encoded(text) => array.set(1, env.create_string_latin1(text)?)?,
-            Base64Output::InputString | Base64Output::InputBytes => array.set(1, Null)?,
+            (Base64Output::Encoded(text), _) => array.set(1, env.create_string_latin1(text)?)?,
+            (Base64Output::InputBytes, Some(copy)) => array.set(1, Buffer::from(copy))?,
+            (Base64Output::InputString | Base64Output::InputBytes, _) => array.set(1, Null)?,
         }
         array.set(2, uri)?;
         array.set(3, filename)?;
@@ -449,14 +436,10 @@ fn convert_now(
     payload: Payload,
     settings: &Settings,
     disk: bool,
-) -> Result<Option<MediaAnswer>, String> {
+) -> Result<Option<ModelPart>, String> {
     let part = fields.part(payload);
-    let bytes = match payload {
-        Payload::Bytes(bytes) => Some(bytes),
-        Payload::Base64(_) => None,
-    };
     guarded(|| {
-        let converted = if disk {
+        Ok(if disk {
             Some(content::media_to_content(
                 &part,
                 settings.profile,
@@ -464,14 +447,20 @@ fn convert_now(
             ))
         } else {
             content::media_to_content_without_disk(&part, settings.profile)
-        };
-        Ok(converted.map(|converted| MediaAnswer::new(converted, bytes)))
+        })
     })
 }
 
 /// A conversion allowed to write to disk always answers.
-fn answered(answer: Option<MediaAnswer>) -> Result<MediaAnswer, String> {
-    answer.ok_or_else(|| js_error(code::INTERNAL, "internal error: no answer"))
+fn answered(part: Option<ModelPart>) -> Result<ModelPart, String> {
+    part.ok_or_else(|| js_error(code::INTERNAL, "internal error: no answer"))
+}
+
+fn answer(part: ModelPart) -> MediaAnswer {
+    MediaAnswer {
+        part,
+        checked_copy: None,
+    }
 }
 
 pub struct MediaTask {
@@ -481,16 +470,28 @@ pub struct MediaTask {
 }
 
 impl Task for MediaTask {
-    type Output = Result<MediaAnswer, String>;
+    type Output = Result<ModelPart, String>;
     type JsValue = MediaAnswer;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
-        let answer = convert_now(&self.fields, self.data.payload(), &self.settings, true);
-        Ok(answer.and_then(answered))
+        let part = convert_now(&self.fields, self.data.payload(), &self.settings, true);
+        Ok(part.and_then(answered))
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        output.map_err(|e| rejection(&env, e))
+        let part = output.map_err(|e| rejection(&env, e))?;
+        // The bytes checked go back to be sent: never the caller's buffer.
+        let checked_copy = match (&part, &mut self.data) {
+            (
+                ModelPart::File {
+                    data: Base64Output::InputBytes,
+                    ..
+                },
+                OwnedData::Bytes(bytes),
+            ) => Some(std::mem::take(bytes)),
+            _ => None,
+        };
+        Ok(MediaAnswer { part, checked_copy })
     }
 }
 
@@ -536,14 +537,14 @@ pub fn convert_media<'env>(
     let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => {
-            let answer =
+            let part =
                 data.with_payload("data", |p| convert_now(&fields, p, &settings, true))??;
-            Ok(Either3::A(answered(answer)?))
+            Ok(Either3::A(answer(answered(part)?)))
         }
         Some("inline") => {
-            let answer =
+            let part =
                 data.with_payload("data", |p| convert_now(&fields, p, &settings, false))??;
-            Ok(answer.map_or(Either3::B(()), Either3::A))
+            Ok(part.map_or(Either3::B(()), |part| Either3::A(answer(part))))
         }
         Some("async") => Ok(Either3::C(AsyncTask::new(MediaTask {
             fields,
