@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
+import { spawnSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import {
   loadBinding,
@@ -592,16 +593,22 @@ describe('store, outputDir and save failures', () => {
     checkSavedNote(assert, r, { bytes: bmp, dir })
   })
 
-  test('default store: an absolute path in a per-user temp folder', async () => {
-    const r = toContent({ type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } })
-    const note = checkSavedNote(assert, r, { head: 'Binary resource file:///d.parquet', mediaType: 'application/vnd.apache.parquet', bytes: parquet })
-    try {
-      if (process.platform !== 'win32') {
-        assert.equal(fs.statSync(note.path).mode & 0o777, 0o600)
-        assert.equal(fs.statSync(path.dirname(note.path)).uid, process.getuid())
-      }
-    } finally {
-      fs.rmSync(note.path, { force: true })
+  test('default store: an absolute path in a per-user temp folder', async (t) => {
+    // In a child whose temp folder is ours: the real per-user store is never written.
+    const tmp = tempDir(t)
+    const child = spawnSync(process.execPath, [path.join(testDir, 'fixtures', 'default-store-child.cjs'), bindingPath], {
+      env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+      encoding: 'utf8',
+    })
+    assert.equal(child.status, 0, child.stderr)
+    const { note: text, bytes } = JSON.parse(child.stdout)
+    const user = process.platform === 'win32' ? process.env.USERNAME : String(process.getuid())
+    const dir = path.join(fs.realpathSync(tmp), `mcp-content-${user}`, 'tool-output')
+    const note = checkSavedNote(assert, TXT(text), { head: 'Binary resource file:///d.parquet', mediaType: 'application/vnd.apache.parquet', bytes: Buffer.from(bytes, 'base64'), dir })
+    if (process.platform !== 'win32') {
+      assert.equal(fs.statSync(note.path).mode & 0o777, 0o600)
+      assert.equal(fs.statSync(path.dirname(note.path)).mode & 0o777, 0o700)
+      assert.equal(fs.statSync(path.dirname(note.path)).uid, process.getuid())
     }
   })
 
