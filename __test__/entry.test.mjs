@@ -212,3 +212,15 @@ test('a Latin-1 read (the entry vouches for one-byte strings) answers as the UTF
   const folded = `${png.slice(0, 40)}\u0141${png.slice(41)}`
   assert.equal(entry.toContent({ type: 'image', data: folded, mimeType: 'image/png' }).type, 'text')
 })
+
+test('a SharedArrayBuffer view: native code refuses it, the entry reads a copy', () => {
+  const png = corpus('fixture.png')
+  const shared = new Uint8Array(new SharedArrayBuffer(png.length))
+  shared.set(png)
+  // Another thread may write shared memory while native code reads it.
+  assert.throws(() => native.isUtf8(shared), (e) => e.code === 'INVALID_ARGUMENT' && /SharedArrayBuffer/.test(e.message))
+  assert.equal(entry.isUtf8(shared), false)
+  assert.equal(entry.classify(shared).mediaType, 'image/png')
+  const store = new entry.ToolOutputStore(dir)
+  assert.ok(fs.readFileSync(store.save(shared).path).equals(png))
+})

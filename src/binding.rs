@@ -305,10 +305,10 @@ fn settings(
     store: Option<Unknown>,
 ) -> Result<Settings, String> {
     let name = string_arg(provider, "provider")?;
-    let name = name.as_deref().unwrap_or("default");
-    let profile = provider::profile(name).ok_or_else(|| {
+    let profile = provider::profile(name.as_deref()).ok_or_else(|| {
         invalid(format!(
-            "unknown provider \"{name}\"; known: {}",
+            "unknown provider \"{}\"; known: {}",
+            name.as_deref().unwrap_or_default(),
             provider::profile_names().join(", ")
         ))
     })?;

@@ -79,8 +79,10 @@ pub const DEFAULT: Profile = Profile {
 
 const PROFILES: &[Profile] = &[DEFAULT];
 
-/// The profile called `name`, if there is one.
-pub fn profile(name: &str) -> Option<&'static Profile> {
+/// The profile called `name` (the default profile when no name is given),
+/// if there is one.
+pub fn profile(name: Option<&str>) -> Option<&'static Profile> {
+    let name = name.unwrap_or(DEFAULT.name);
     PROFILES.iter().find(|p| p.name == name)
 }
 
@@ -95,7 +97,8 @@ mod tests {
 
     #[test]
     fn default_profile_is_the_allow_list() {
-        let p = profile("default").unwrap();
+        let p = profile(Some("default")).unwrap();
+        assert_eq!(profile(None), Some(&DEFAULT));
         let types: Vec<_> = p.attachable.iter().map(|a| a.media_type).collect();
         assert_eq!(
             types,
@@ -109,6 +112,6 @@ mod tests {
         );
         assert_eq!(p.attach_limits("image/png").unwrap().max_bytes, 5_242_880);
         assert_eq!(p.attach_limits("image/svg+xml"), None);
-        assert!(profile("nope").is_none());
+        assert!(profile(Some("nope")).is_none());
     }
 }
