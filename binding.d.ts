@@ -84,10 +84,10 @@ export declare function storeCleanup(store: StoreHandle): number
 export declare function storeDir(store: StoreHandle): string
 
 /**
- * A new store: `dir` (default: the per-user temp folder) and the days
- * `cleanup` keeps files.
+ * A new store: `dir` (default: the per-user temp folder), the days
+ * `cleanup` keeps files, and the size cap in bytes.
  */
-export declare function storeNew(dir: unknown, retentionDays: unknown): StoreHandle
+export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes: unknown): StoreHandle
 
 /**
  * Save bytes or base64 (decoded) in a store: `how` is `"sync"`, or

@@ -91,6 +91,11 @@ export declare function isTextualMediaType(mediaType: string): boolean
 export interface ToolOutputStoreOptions {
   /** Files older than this many days are removed by `cleanup()` (default 7). */
   retentionDays?: number
+  /**
+   * Size cap of the store's own files, in bytes (default 1 GiB): the oldest are removed to make
+   * room, and a blob larger than the cap is not saved (`STORE_OVER_CAP`, or a note).
+   */
+  maxBytes?: number
 }
 
 export interface SaveOptions {
@@ -107,7 +112,8 @@ export interface SavedFile {
 
 /**
  * Saves blobs as `tool_<ascending id>.<ext>` files, atomically, 0600 in a
- * 0700 folder, and removes its own expired files.
+ * 0700 folder, within a size cap (oldest own files removed first), and
+ * removes its own expired files.
  */
 export declare class ToolOutputStore {
   constructor(dir?: string, options?: ToolOutputStoreOptions)

@@ -251,18 +251,21 @@ function readSaveOptions(options) {
 
 /**
  * Saves blobs as `tool_<ascending id>.<ext>` files, atomically, 0600 in a
- * 0700 folder, and removes its own expired files.
+ * 0700 folder, within a size cap (oldest own files removed first), and
+ * removes its own expired files.
  */
 class ToolOutputStore {
   #handle
 
   constructor(dir, options) {
     let retentionDays
+    let maxBytes
     if (options !== undefined && options !== null) {
       if (typeof options !== 'object') throw invalidArgument('`options` must be an object')
       retentionDays = own(options, 'retentionDays')
+      maxBytes = own(options, 'maxBytes')
     }
-    this.#handle = native.storeNew(dir, retentionDays)
+    this.#handle = native.storeNew(dir, retentionDays, maxBytes)
   }
 
   /** The folder files are saved in. */

@@ -193,3 +193,32 @@ describe('ToolOutputStore', () => {
     assert.equal(fs.readFileSync(file, 'utf8'), 'x')
   })
 })
+
+describe('ToolOutputStore size cap', () => {
+  test('maxBytes: the oldest own files make room; a blob over the cap is refused', async (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir, { maxBytes: 1000 })
+    const a = s.save(Buffer.alloc(400, 1))
+    const b = await s.saveAsync(Buffer.alloc(400, 2))
+    const c = s.save(Buffer.alloc(400, 3))
+    assert.deepEqual([fs.existsSync(a.path), fs.existsSync(b.path), fs.existsSync(c.path)], [false, true, true])
+    assert.throws(() => s.save(Buffer.alloc(1001)), (e) => e.code === 'STORE_OVER_CAP')
+    await assert.rejects(s.saveAsync(Buffer.alloc(1001)), (e) => e.code === 'STORE_OVER_CAP')
+    assert.deepEqual(listFiles(dir).sort(), [path.basename(b.path), path.basename(c.path)].sort())
+  })
+
+  test('a spill over the cap becomes a note saying so', (t) => {
+    const dir = tempDir(t)
+    const store = new ToolOutputStore(dir, { maxBytes: 10 })
+    const blob = Buffer.from('PAR1\u0000\u0001\u0002\u0003PAR1')
+    const r = loadBinding().toContent({ type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob } }, { store })
+    assert.match(r.text, /could not be saved: 12 bytes is over the store's size cap of 10 bytes\]$/)
+    assert.deepEqual(listFiles(dir), [])
+  })
+
+  test('bad maxBytes is INVALID_ARGUMENT', (t) => {
+    for (const maxBytes of [0, -1, 1.5, NaN, 'x']) {
+      assert.throws(() => new ToolOutputStore(tempDir(t), { maxBytes }), (e) => e.code === 'INVALID_ARGUMENT', String(maxBytes))
+    }
+  })
+})

@@ -745,21 +745,24 @@ impl Task for SaveTask {
     }
 }
 
-/// A new store: `dir` (default: the per-user temp folder) and the days
-/// `cleanup` keeps files.
+/// A new store: `dir` (default: the per-user temp folder), the days
+/// `cleanup` keeps files, and the size cap in bytes.
 #[napi(
     catch_unwind,
-    ts_args_type = "dir: unknown, retentionDays: unknown",
+    ts_args_type = "dir: unknown, retentionDays: unknown, maxBytes: unknown",
     ts_return_type = "StoreHandle"
 )]
 pub fn store_new(
     dir: Option<Unknown>,
     retention_days: Option<Unknown>,
+    max_bytes: Option<Unknown>,
 ) -> Result<StoreHandle, String> {
     let dir = string_arg(dir, "dir")?;
     let retention_days = number_arg(retention_days, "retentionDays")?;
-    let store =
-        store::ToolOutputStore::new(dir.map(PathBuf::from), retention_days).map_err(store_error)?;
+    let max_bytes = number_arg(max_bytes, "maxBytes")?;
+    let store = store::ToolOutputStore::new(dir.map(PathBuf::from), retention_days)
+        .and_then(|store| store.with_max_bytes(max_bytes))
+        .map_err(store_error)?;
     Ok(External::new(Arc::new(store)))
 }
 

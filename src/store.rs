@@ -59,6 +59,16 @@
 //! (not a symlink) owned by this user; if other users could write to it, it
 //! is reset to 0700.
 //!
+//! # Size cap
+//!
+//! A store holds at most `max_bytes` (default [`DEFAULT_MAX_BYTES`]) in its
+//! own files (`tool_<id>[.<ext>]` regular files, whoever wrote them): before a
+//! new file is named, the oldest of them are removed until it fits. The
+//! folder is listed only when this store's running total says the cap may be
+//! reached, so other processes writing the same folder can push it over the
+//! cap until then. A blob larger than the whole cap is refused
+//! (`STORE_OVER_CAP`) without being written when its size is known first.
+//!
 //! # Errors
 //!
 //! Every failure is a [`StoreError`] value; [`StoreError::code`] gives a
@@ -72,6 +82,7 @@
 //! | `STORE_READ_ONLY`         | the file system is read-only                               |
 //! | `STORE_NOT_A_DIRECTORY`   | the folder path (or a parent of it) is not a folder        |
 //! | `STORE_SOURCE_FAILED`     | the `write` closure of `save_with` failed on its own       |
+//! | `STORE_OVER_CAP`          | one blob is larger than the store's whole size cap         |
 //! | `STORE_IO`                | any other I/O error                                        |
 
 use std::fmt;
@@ -84,6 +95,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Retention used when `new` gets `None`.
 pub const DEFAULT_RETENTION_DAYS: f64 = 7.0;
+
+/// Size cap used when `with_max_bytes` gets `None`: enough for hundreds of
+/// screenshots and PDFs, small enough that a server returning blob after
+/// blob cannot fill a disk.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 
 /// Longest extension accepted by [`ToolOutputStore::save`].
 pub const MAX_EXTENSION_LEN: usize = 32;
@@ -117,6 +133,8 @@ const ACTION_READ_FOLDER: &str = "read folder";
 pub enum StoreError {
     /// An argument was out of range; the text says which.
     InvalidOption(String),
+    /// One blob larger than the store's whole size cap.
+    OverCap { byte_length: u64, max_bytes: u64 },
     /// An OS call failed while doing `action` on `path`.
     Io {
         /// What was being done, e.g. `"create folder"`.
@@ -131,6 +149,7 @@ impl StoreError {
     pub fn code(&self) -> &'static str {
         match self {
             StoreError::InvalidOption(_) => "INVALID_ARGUMENT",
+            StoreError::OverCap { .. } => "STORE_OVER_CAP",
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
                 io::ErrorKind::StorageFull
@@ -157,6 +176,13 @@ impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreError::InvalidOption(msg) => write!(f, "invalid option: {msg}"),
+            StoreError::OverCap {
+                byte_length,
+                max_bytes,
+            } => write!(
+                f,
+                "{byte_length} bytes is over the store's size cap of {max_bytes} bytes"
+            ),
             StoreError::Io {
                 action,
                 path,
@@ -169,7 +195,7 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoreError::InvalidOption(_) => None,
+            StoreError::InvalidOption(_) | StoreError::OverCap { .. } => None,
             StoreError::Io { source, .. } => Some(source),
         }
     }
@@ -195,6 +221,11 @@ pub struct ToolOutputStore {
     default_user: Option<String>,
     /// The folder was prepared (created / checked) by this store.
     ready: AtomicBool,
+    max_bytes: u64,
+    /// Bytes in the folder's own files as last counted plus what this store
+    /// saved since; `None` until first counted. The lock also keeps two
+    /// saves of this store from evicting at once.
+    usage: Mutex<Option<u64>>,
 }
 
 /// Make `dir` absolute and drop `.`/`..` lexically (as `path.resolve`
@@ -252,7 +283,28 @@ impl ToolOutputStore {
             retention,
             default_user,
             ready: AtomicBool::new(false),
+            max_bytes: DEFAULT_MAX_BYTES,
+            usage: Mutex::new(None),
         })
+    }
+
+    /// The same store with a size cap of `max_bytes` (default
+    /// [`DEFAULT_MAX_BYTES`]): a whole number >= 1.
+    pub fn with_max_bytes(mut self, max_bytes: Option<f64>) -> Result<Self, StoreError> {
+        if let Some(max) = max_bytes {
+            if !(max >= 1.0 && max.fract() == 0.0 && max <= u64::MAX as f64) {
+                return Err(StoreError::InvalidOption(format!(
+                    "max_bytes must be a whole number >= 1, got {max}"
+                )));
+            }
+            self.max_bytes = max as u64;
+        }
+        Ok(self)
+    }
+
+    /// The size cap, in bytes.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
     }
 
     /// The folder files are saved in.
@@ -271,6 +323,7 @@ impl ToolOutputStore {
     /// most [`MAX_EXTENSION_LEN`] bytes).
     pub fn save(&self, data: &[u8], extension: &str) -> Result<Saved, StoreError> {
         check_extension(extension)?;
+        self.check_fits(data.len() as u64)?;
         let (tmp, mut file) = self.create_temp()?;
         if let Err(e) = file.write_all(data) {
             drop(file);
@@ -400,7 +453,7 @@ impl ToolOutputStore {
         let mut prepared_again = false;
         let mut attempts = 0;
         loop {
-            let tmp = self.dir.join(temp_name());
+            let tmp = self.dir.join(temp_name(attempts));
             match open_new(&tmp) {
                 Ok(file) => return Ok((tmp, file)),
                 // The folder vanished (e.g. a temp cleaner): recreate it once.
@@ -427,13 +480,57 @@ impl ToolOutputStore {
         // Closing reports nothing in std; data is already in the OS cache
         // (see the module docs on fsync).
         drop(file);
-        match publish(&tmp, &self.dir, || final_name(&next_id(), extension)) {
-            Ok(path) => Ok(Saved { path, byte_length }),
+        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
+        if let Err(e) = self.make_room(&mut usage, byte_length) {
+            discard(&tmp);
+            return Err(e);
+        }
+        match publish(&tmp, &self.dir, |collisions| {
+            final_name(&next_id(collisions), extension)
+        }) {
+            Ok(path) => {
+                *usage = usage.map(|u| u.saturating_add(byte_length));
+                Ok(Saved { path, byte_length })
+            }
             Err(e) => {
                 discard(&tmp);
                 Err(StoreError::io(ACTION_NAME_FILE, &self.dir, e))
             }
         }
+    }
+
+    /// A blob of `byte_length` bytes can never fit: refuse it before writing.
+    fn check_fits(&self, byte_length: u64) -> Result<(), StoreError> {
+        if byte_length > self.max_bytes {
+            return Err(StoreError::OverCap {
+                byte_length,
+                max_bytes: self.max_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Removes the oldest own files until `incoming` more bytes fit under the
+    /// cap. `usage` is the running total (see the module docs).
+    fn make_room(&self, usage: &mut Option<u64>, incoming: u64) -> Result<(), StoreError> {
+        self.check_fits(incoming)?;
+        if usage.is_some_and(|u| u.saturating_add(incoming) <= self.max_bytes) {
+            return Ok(());
+        }
+        let mut files = own_files(&self.dir);
+        let mut total: u64 = files.iter().map(|(_, len)| len).sum();
+        // Names sort in creation order: the oldest go first.
+        files.sort();
+        for (path, len) in files {
+            if total.saturating_add(incoming) <= self.max_bytes {
+                break;
+            }
+            if fs::remove_file(&path).is_ok() {
+                total -= len;
+            }
+        }
+        *usage = Some(total);
+        Ok(())
     }
 
     /// Creates the folder (0700 for every level created here) and, for the
@@ -522,11 +619,16 @@ fn open_new(path: &Path) -> io::Result<File> {
 /// Gives the complete file `tmp` a final name in `dir`, asking `next_name`
 /// for a new name after each collision, and removes the temp name. Never
 /// replaces or follows an existing entry. Returns the final path.
-fn publish(tmp: &Path, dir: &Path, mut next_name: impl FnMut() -> String) -> io::Result<PathBuf> {
+/// `next_name` gets the number of collisions so far.
+fn publish(
+    tmp: &Path,
+    dir: &Path,
+    mut next_name: impl FnMut(u32) -> String,
+) -> io::Result<PathBuf> {
     let mut use_rename = false;
     let mut attempts = 0;
     loop {
-        let target = dir.join(next_name());
+        let target = dir.join(next_name(attempts));
         let claimed = if use_rename {
             claim_by_rename(tmp, &target)
         } else {
@@ -742,6 +844,23 @@ fn final_name(id: &str, extension: &str) -> String {
 }
 
 /// `true` for exactly the names `save` produces.
+/// The store's own files in `dir` (regular files with its names, never
+/// followed through symlinks) and their sizes; unreadable entries are left out.
+fn own_files(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_name().to_str().is_some_and(is_own_file_name))
+        .filter_map(|entry| {
+            // `DirEntry::metadata` does not follow symlinks.
+            let meta = entry.metadata().ok().filter(fs::Metadata::is_file)?;
+            Some((entry.path(), meta.len()))
+        })
+        .collect()
+}
+
 fn is_own_file_name(name: &str) -> bool {
     let Some(rest) = name.strip_prefix(FILE_PREFIX) else {
         return false;
@@ -776,23 +895,40 @@ struct IdClock {
 static ID_CLOCK: Mutex<IdClock> = Mutex::new(IdClock { last_ms: 0, seq: 0 });
 static TEMP_SEQ: AtomicU64 = AtomicU64::new(0);
 
-/// The next id of this process: strictly ascending, fixed width.
-fn next_id() -> String {
+/// A number no other process can predict, for jumps past planted names.
+fn unpredictable() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    RandomState::new().hash_one(CALLS.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The next id of this process: strictly ascending, fixed width. After
+/// `collisions` names taken by someone else, it jumps a random distance (up
+/// to 2^collisions ids, at most half a millisecond's worth) so that names
+/// planted ahead of the sequence cannot block saves.
+fn next_id(collisions: u32) -> String {
     let now_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let skip = match collisions {
+        0 => 0,
+        n => {
+            let span = (1u64 << n.min(19)).min(u64::from(SEQ_PER_MS / 2));
+            u32::try_from(unpredictable() % span).unwrap_or(0)
+        }
+    };
     let (ms, seq) = {
         let mut clock = ID_CLOCK
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if now_ms > clock.last_ms {
+        if now_ms > clock.last_ms && skip == 0 {
             clock.last_ms = now_ms;
             clock.seq = 0;
         } else {
-            clock.seq += 1;
+            clock.seq += 1 + skip;
             if clock.seq >= SEQ_PER_MS {
                 clock.last_ms += 1;
-                clock.seq = 0;
+                clock.seq %= SEQ_PER_MS;
             }
         }
         (clock.last_ms, clock.seq)
@@ -800,8 +936,14 @@ fn next_id() -> String {
     format!("{ms:013}_{seq:06}_{:010}", std::process::id())
 }
 
-fn temp_name() -> String {
-    let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
+/// A fresh temp name; after a collision the sequence jumps a random distance.
+fn temp_name(collisions: u32) -> String {
+    let skip = if collisions == 0 {
+        0
+    } else {
+        unpredictable() >> 16
+    };
+    let seq = TEMP_SEQ.fetch_add(1 + skip, Ordering::Relaxed);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
@@ -882,7 +1024,7 @@ mod tests {
         ] {
             assert!(!is_own_file_name(bad), "{bad}");
         }
-        let tmp = temp_name();
+        let tmp = temp_name(0);
         assert!(is_own_temp_name(&tmp), "{tmp}");
         assert!(!is_own_file_name(&tmp));
         assert!(!is_own_temp_name(".tool_tmp_1_2_3"));
@@ -1025,7 +1167,7 @@ mod tests {
         fs::write(&victim, b"precious").unwrap();
 
         // Claiming a name where a symlink (live or dangling) sits fails.
-        let src = dir.join(temp_name());
+        let src = dir.join(temp_name(0));
         fs::write(&src, b"payload").unwrap();
         let live = dir.join("tool_live");
         let dangling = dir.join("tool_dangling");
@@ -1049,7 +1191,7 @@ mod tests {
 
         // publish() moves on to the next name instead.
         let mut queue = vec!["tool_fresh".to_string(), "tool_live".to_string()];
-        let path = publish(&src, &dir, || queue.pop().unwrap()).unwrap();
+        let path = publish(&src, &dir, |_| queue.pop().unwrap()).unwrap();
         assert_eq!(path, dir.join("tool_fresh"));
         assert_eq!(fs::read(&path).unwrap(), b"payload");
         assert!(!src.exists(), "temp name removed");
@@ -1057,7 +1199,7 @@ mod tests {
         assert_eq!(fs::read_link(&live).unwrap(), victim);
 
         // The rename fallback behaves the same.
-        let src = dir.join(temp_name());
+        let src = dir.join(temp_name(0));
         fs::write(&src, b"second").unwrap();
         claim_by_rename(&src, &dir.join("tool_renamed")).unwrap();
         assert_eq!(fs::read(dir.join("tool_renamed")).unwrap(), b"second");
@@ -1068,10 +1210,10 @@ mod tests {
     #[test]
     fn store_publish_gives_up_after_many_collisions() {
         let tmp = tempfile::tempdir().unwrap();
-        let src = tmp.path().join(temp_name());
+        let src = tmp.path().join(temp_name(0));
         fs::write(&src, b"x").unwrap();
         fs::write(tmp.path().join("tool_taken"), b"old").unwrap();
-        let err = publish(&src, tmp.path(), || "tool_taken".to_string()).unwrap_err();
+        let err = publish(&src, tmp.path(), |_| "tool_taken".to_string()).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(fs::read(tmp.path().join("tool_taken")).unwrap(), b"old");
     }
@@ -1156,7 +1298,7 @@ mod tests {
         };
         let small: Produce = |w| w.write_all(b"abc").map(|_| 3);
         for produce in [wrapped, small] {
-            let temp = tmp.path().join(temp_name());
+            let temp = tmp.path().join(temp_name(0));
             drop(open_new(&temp).unwrap());
             let err = store
                 .stream_and_finish(temp, dev_full(), "bin", produce)
@@ -1378,9 +1520,9 @@ mod tests {
             .map(|ext| store.save(b"old", ext).unwrap().path)
             .collect();
         let fresh = store.save(b"new", "png").unwrap().path;
-        let stale_tmp = dir.join(temp_name());
+        let stale_tmp = dir.join(temp_name(0));
         fs::write(&stale_tmp, b"half").unwrap();
-        let fresh_tmp = dir.join(temp_name());
+        let fresh_tmp = dir.join(temp_name(0));
         fs::write(&fresh_tmp, b"in flight").unwrap();
         let other = dir.join("other.txt");
         fs::write(&other, b"keep").unwrap();
@@ -1461,6 +1603,8 @@ mod tests {
             retention: Duration::from_secs(60),
             default_user: Some(user.to_string()),
             ready: AtomicBool::new(false),
+            max_bytes: DEFAULT_MAX_BYTES,
+            usage: Mutex::new(None),
         }
     }
 
@@ -1530,5 +1674,81 @@ mod tests {
             fs::metadata(&base).unwrap().permissions().mode() & 0o777,
             0o700
         );
+    }
+
+    #[test]
+    fn cap_removes_the_oldest_own_files_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_in(tmp.path()).with_max_bytes(Some(1000.0)).unwrap();
+        let stranger = tmp.path().join("notes.txt");
+        fs::write(&stranger, [0u8; 700]).unwrap();
+        let a = store.save(&[1; 400], "bin").unwrap();
+        let b = store.save(&[2; 400], "bin").unwrap();
+        // 400 + 400 + 400 > 1000: the oldest (a) makes room.
+        let c = store.save(&[3; 400], "bin").unwrap();
+        assert!(!a.path.exists() && b.path.exists() && c.path.exists());
+        // Files that are not the store's own are neither counted nor removed.
+        assert!(stranger.exists());
+        // Another store on the same folder counts what is there.
+        let other = store_in(tmp.path()).with_max_bytes(Some(1000.0)).unwrap();
+        let d = other.save(&[4; 300], "bin").unwrap();
+        assert!(!b.path.exists() && c.path.exists() && d.path.exists());
+    }
+
+    #[test]
+    fn a_blob_over_the_whole_cap_is_refused_unwritten() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_in(tmp.path()).with_max_bytes(Some(10.0)).unwrap();
+        let kept = store.save(b"0123456789", "bin").unwrap();
+        let err = store.save(&[0; 11], "bin").unwrap_err();
+        assert_eq!(err.code(), "STORE_OVER_CAP");
+        assert_eq!(
+            err.to_string(),
+            "11 bytes is over the store's size cap of 10 bytes"
+        );
+        let err = store
+            .save_with("bin", |w| w.write_all(&[0; 11]).map(|_| 11))
+            .unwrap_err();
+        assert_eq!(err.code(), "STORE_OVER_CAP");
+        assert!(kept.path.exists());
+        assert_eq!(
+            fs::read_dir(tmp.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+        for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
+            assert!(
+                store_in(tmp.path()).with_max_bytes(Some(bad)).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(store_in(tmp.path()).max_bytes(), DEFAULT_MAX_BYTES);
+    }
+
+    #[test]
+    fn names_planted_ahead_do_not_block_saves() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_in(tmp.path());
+        // Plant every name this process would use for the next 3 ms, 2,000
+        // per ms: far more than the attempts a save makes.
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let pid = std::process::id();
+        let mut planted = 0;
+        for ms in now_ms..now_ms + 3 {
+            for seq in 0..2000 {
+                let name = format!("tool_{ms:013}_{seq:06}_{pid:010}.bin");
+                fs::write(tmp.path().join(name), b"planted").unwrap();
+                planted += 1;
+            }
+        }
+        for _ in 0..20 {
+            let saved = store.save(b"mine", "bin").unwrap();
+            assert_eq!(fs::read(&saved.path).unwrap(), b"mine");
+        }
+        let own = own_files(tmp.path()).len();
+        assert_eq!(own, planted + 20);
     }
 }
