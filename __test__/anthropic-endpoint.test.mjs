@@ -120,6 +120,40 @@ describe('strict Anthropic-like endpoint', () => {
     }
   })
 
+  test('a 4.5 MB PNG (6,012,056 characters of base64): refused as pass-through, saved with the reason and accepted after toContent', async (t) => {
+    const png = makePng(2048, 2048, { fill: 'random', padTo: 4_509_042 })
+    const part = { type: 'image', data: b64(png), mimeType: 'image/png' }
+    assert.equal(part.data.length, 6_012_056)
+    const naive = await send(request('screenshot', [naiveBlock(part)])).catch((e) => e)
+    assert.ok(naive instanceof Anthropic.BadRequestError, `not refused: ${naive?.constructor?.name}`)
+    assert.match(naive.message, /image exceeds 5 MB maximum: 6012056 bytes > 5242880 bytes/)
+    const dir = tempDir(t)
+    for (const out of [toContent(part, { outputDir: dir }), await toContentAsync(part, { outputDir: dir })]) {
+      assert.equal(out.type, 'text')
+      assert.match(out.text, /^\[Binary image \(image\/png, 4509042 bytes\): 6\.1 MB as base64, over the 5\.2 MB limit; saved to .+\]$/)
+      assert.equal((await send(request('screenshot', [modelBlock(out)]))).type, 'message')
+    }
+  })
+
+  test('the endpoint and toContent draw the size line at the same place', async (t) => {
+    // 3,932,160 bytes are 5,242,880 characters of base64: taken both ways.
+    const atLimit = makePng(512, 512, { fill: 'random', padTo: 3_932_160 })
+    const part = { type: 'image', data: b64(atLimit), mimeType: 'image/png' }
+    await send(request('shot', [naiveBlock(part)]))
+    const attached = toContent(part, { outputDir: tempDir(t) })
+    assert.equal(attached.type, 'file')
+    await send(request('shot', [modelBlock(attached)]))
+    assert.equal(mock.requests.at(-1).messages[2].content[0].content[0].source.data.length, 5_242_880)
+    // One byte more is 5,242,884 characters: refused as it is, saved by toContent.
+    const over = { type: 'image', data: b64(makePng(512, 512, { fill: 'random', padTo: 3_932_161 })), mimeType: 'image/png' }
+    const naive = await send(request('shot', [naiveBlock(over)])).catch((e) => e)
+    assert.ok(naive instanceof Anthropic.BadRequestError, `not refused: ${naive?.constructor?.name}`)
+    assert.match(naive.message, /image exceeds 5 MB maximum: 5242884 bytes > 5242880 bytes/)
+    const saved = toContent(over, { outputDir: tempDir(t) })
+    assert.equal(saved.type, 'text')
+    assert.equal((await send(request('shot', [modelBlock(saved)]))).type, 'message')
+  })
+
   test('a refused attachment poisons every later turn; the converted one does not', async (t) => {
     const { content } = await mcp.callTool({ name: 'markdown_blob', arguments: {} })
     const history = (blocks) => {

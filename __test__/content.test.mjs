@@ -28,7 +28,8 @@ import {
   parseSavedNote,
   snapshot,
   assertSameResult,
-  MAX_IMAGE_BYTES,
+  MAX_IMAGE_BASE64,
+  MAX_IMAGE_DECODED,
 } from './fixtures/index.mjs'
 
 const binding = loadBinding()
@@ -239,7 +240,13 @@ describe('routing of media parts (default provider)', () => {
   test('rule 4: declared textual type whose bytes do not decode is saved, not sent as text', async (t) => {
     const bytes = Buffer.concat([Buffer.from('# almost markdown'), Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0x80, 0x00])])
     const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///bad.md', mimeType: 'text/markdown', blob: b64(bytes) } })
-    checkSavedNote(assert, result, { head: 'Binary resource file:///bad.md', mediaType: 'text/markdown', bytes, dir })
+    checkSavedNote(assert, result, {
+      head: 'Binary resource file:///bad.md',
+      mediaType: 'text/markdown',
+      reason: 'declared text/markdown but the bytes are not text (neither UTF-8 nor UTF-16)',
+      bytes,
+      dir,
+    })
   })
 
   test('rule 4: parquet (the source example) is saved with the exact note', async (t) => {
@@ -249,30 +256,54 @@ describe('routing of media parts (default provider)', () => {
       resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(four) },
     })
     const note = checkSavedNote(assert, result, { head: 'Binary resource file:///data.parquet', mediaType: 'application/vnd.apache.parquet', bytes: four, dir })
-    assert.equal(result.text, `[Binary resource file:///data.parquet (application/vnd.apache.parquet, 4 bytes) saved to ${note.path}]`)
+    assert.equal(
+      result.text,
+      `[Binary resource file:///data.parquet (application/vnd.apache.parquet, 4 bytes): application/vnd.apache.parquet is not accepted; saved to ${note.path}]`,
+    )
     const r2 = await both(t, { type: 'resource', resource: { uri: 'file:///real.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } })
-    checkSavedNote(assert, r2.result, { head: 'Binary resource file:///real.parquet', mediaType: 'application/vnd.apache.parquet', bytes: parquet, dir: r2.dir })
+    checkSavedNote(assert, r2.result, {
+      head: 'Binary resource file:///real.parquet',
+      mediaType: 'application/vnd.apache.parquet',
+      reason: 'application/vnd.apache.parquet is not accepted',
+      bytes: parquet,
+      dir: r2.dir,
+    })
   })
 
   test('rule 4: bmp, audio, truncated and corrupt png are saved, never attached', async (t) => {
     let r = await both(t, { type: 'image', data: b64(bmp), mimeType: 'image/bmp' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/bmp', bytes: bmp, dir: r.dir, ext: 'bmp' })
+    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/bmp', reason: 'image/bmp is not accepted', bytes: bmp, dir: r.dir, ext: 'bmp' })
     const wav = makeWav(1000)
     r = await both(t, { type: 'audio', data: b64(wav), mimeType: 'audio/wav' })
     const note = checkSavedNote(assert, r.result, { head: 'Binary audio', mediaType: 'audio/wav', bytes: wav, dir: r.dir, ext: 'wav' })
-    assert.equal(r.result.text, `[Binary audio (audio/wav, ${wav.length} bytes) saved to ${note.path}]`)
+    assert.equal(r.result.text, `[Binary audio (audio/wav, ${wav.length} bytes): audio/wav is not accepted; saved to ${note.path}]`)
     const mp3 = corpus('fixture.mp3')
     r = await both(t, { type: 'audio', data: b64(mp3), mimeType: 'audio/mpeg' })
-    checkSavedNote(assert, r.result, { head: 'Binary audio', mediaType: 'audio/mpeg', bytes: mp3, dir: r.dir })
+    checkSavedNote(assert, r.result, { head: 'Binary audio', mediaType: 'audio/mpeg', reason: 'audio/mpeg is not accepted', bytes: mp3, dir: r.dir })
     const truncated = png.subarray(0, 2000)
     r = await both(t, { type: 'image', data: b64(truncated), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', bytes: truncated, dir: r.dir })
+    checkSavedNote(assert, r.result, {
+      head: 'Binary image',
+      mediaType: 'image/png',
+      reason: 'truncated PNG: IDAT chunk runs past the end of the data',
+      bytes: truncated,
+      dir: r.dir,
+    })
     const corrupt = corpus('fixture-corrupt.png')
     r = await both(t, { type: 'image', data: b64(corrupt), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', bytes: corrupt, dir: r.dir })
+    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: 'corrupt PNG: CRC mismatch in pHYs chunk', bytes: corrupt, dir: r.dir })
     // a media part without uri
     r = await both(t, { type: 'media', data: b64(bmp), mimeType: 'image/bmp' })
-    checkSavedNote(assert, r.result, { head: 'Binary media', mediaType: 'image/bmp', bytes: bmp, dir: r.dir })
+    checkSavedNote(assert, r.result, { head: 'Binary media', mediaType: 'image/bmp', reason: 'image/bmp is not accepted', bytes: bmp, dir: r.dir })
+    // bmp declared as png: both types are named
+    r = await both(t, { type: 'image', data: b64(bmp), mimeType: 'image/png' })
+    checkSavedNote(assert, r.result, {
+      head: 'Binary image',
+      mediaType: 'image/bmp',
+      reason: 'declared image/png but the bytes are image/bmp, which is not accepted',
+      bytes: bmp,
+      dir: r.dir,
+    })
   })
 
   test('rule 4: a PNG whose last bytes are cut (IEND missing) is not attached', async (t) => {
@@ -288,14 +319,21 @@ describe('routing of media parts (default provider)', () => {
   })
 
   test('text bytes declared image/png are not attached', async (t) => {
-    const { result } = await both(t, { type: 'image', data: b64(Buffer.from('not an image at all')), mimeType: 'image/png' })
-    assert.equal(result?.type, 'text')
+    const bytes = Buffer.from('not an image at all')
+    const { result, dir } = await both(t, { type: 'image', data: b64(bytes), mimeType: 'image/png' })
+    checkSavedNote(assert, result, { head: 'Binary image', mediaType: 'text/plain', reason: 'declared image/png but the bytes are text', bytes, dir })
+  })
+
+  test('binary bytes declared image/png that are no known format are saved with the mismatch', async (t) => {
+    const bytes = randomBytes(500, 11)
+    const { result, dir } = await both(t, { type: 'image', data: b64(bytes), mimeType: 'image/png' })
+    checkSavedNote(assert, result, { head: 'Binary image', mediaType: 'image/png', reason: 'declared image/png but the bytes do not match that format', bytes, dir })
   })
 
   test('random binary declared octet-stream is saved', async (t) => {
     const bytes = randomBytes(3000, 7)
     const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///r.bin', mimeType: 'application/octet-stream', blob: b64(bytes) } })
-    checkSavedNote(assert, result, { head: 'Binary resource file:///r.bin', bytes, dir })
+    checkSavedNote(assert, result, { head: 'Binary resource file:///r.bin', reason: 'application/octet-stream is not accepted', bytes, dir })
   })
 })
 
@@ -310,7 +348,7 @@ describe('provider limits', () => {
     for (const [w, h] of [[8001, 1], [1, 8001], [9000, 10]]) {
       const big = makePng(w, h)
       r = await both(t, { type: 'image', data: b64(big), mimeType: 'image/png' })
-      checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', bytes: big, dir: r.dir })
+      checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: `${w}x${h} px, over the 8000 px limit`, bytes: big, dir: r.dir })
     }
   })
 
@@ -336,18 +374,23 @@ describe('provider limits', () => {
     }
   })
 
-  test('image bytes: 5,242,880 is attached, 5,242,881 is not', async (t) => {
-    const atLimit = makePng(64, 64, { padTo: MAX_IMAGE_BYTES })
+  test('image size: 5,242,880 characters of base64 (3,932,160 bytes) is attached, one byte more is not', async (t) => {
+    // __test__/limits.test.mjs covers every input form; this is the plain one.
+    const atLimit = makePng(64, 64, { padTo: MAX_IMAGE_DECODED })
+    assert.equal(b64(atLimit).length, MAX_IMAGE_BASE64)
     let r = await both(t, { type: 'image', data: b64(atLimit), mimeType: 'image/png' })
     checkFilePart(assert, r.result, { mediaType: 'image/png', bytes: atLimit })
-    const over = makePng(64, 64, { padTo: MAX_IMAGE_BYTES + 1 })
+    const over = makePng(64, 64, { padTo: MAX_IMAGE_DECODED + 1 })
     r = await both(t, { type: 'image', data: b64(over), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', bytes: over, dir: r.dir })
+    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: '5.3 MB as base64, over the 5.2 MB limit', bytes: over, dir: r.dir })
+    // 5 MiB decoded, the limit before it was counted on base64: 6,990,508 characters
+    const old = makePng(64, 64, { padTo: 5 * 1024 * 1024 })
+    r = await both(t, { type: 'image', data: b64(old), mimeType: 'image/png' })
+    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: '7.0 MB as base64, over the 5.2 MB limit', bytes: old, dir: r.dir })
     // a 6 MB stored (uncompressed) png within 8000 px
     const stored = makePng(2000, 3000, { level: 0 })
-    assert.ok(stored.length > MAX_IMAGE_BYTES)
     r = await both(t, { type: 'image', data: b64(stored), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', bytes: stored, dir: r.dir })
+    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: /^\d+\.\d MB as base64, over the 5\.2 MB limit$/, bytes: stored, dir: r.dir })
   })
 
   test('absurd header dimensions (2^31-1, 0) do not crash and are not attached', async (t) => {
@@ -617,13 +660,13 @@ describe('store, outputDir and save failures', () => {
     fs.writeFileSync(file, 'x')
     const outputDir = path.join(file, 'sub')
     const part = { type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }
-    const re = new RegExp(`^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\) could not be saved: .+\\]$`, 's')
+    const re = new RegExp(`^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\): application/vnd\\.apache\\.parquet is not accepted; could not be saved: .+\\]$`, 's')
     const a = toContent(part, { outputDir })
     assert.match(a.text, re)
     const b = await toContentAsync(part, { outputDir })
     assert.match(b.text, re)
     const c = toContent({ type: 'audio', data: b64(makeWav()), mimeType: 'audio/wav' }, { outputDir })
-    assert.match(c.text, /^\[Binary audio \(audio\/wav, \d+ bytes\) could not be saved: .+\]$/s)
+    assert.match(c.text, /^\[Binary audio \(audio\/wav, \d+ bytes\): audio\/wav is not accepted; could not be saved: .+\]$/s)
   })
 
   test('parts that are attached or sent as text do not need a writable store', async (t) => {

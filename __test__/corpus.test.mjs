@@ -19,7 +19,8 @@ import {
   assertSameResult,
   referenceImageInfo,
   ATTACHABLE_BY_EXT,
-  MAX_IMAGE_BYTES,
+  MAX_IMAGE_BASE64,
+  canonicalBase64Length,
   MAX_IMAGE_SIDE,
   isPdf,
 } from './fixtures/index.mjs'
@@ -35,7 +36,7 @@ function referenceAttachable(name, bytes) {
   if (expected === 'application/pdf') return isPdf(bytes) ? expected : null
   const info = referenceImageInfo(bytes)
   if (!info || info.mediaType !== expected) return null
-  if (bytes.length > MAX_IMAGE_BYTES || info.width > MAX_IMAGE_SIDE || info.height > MAX_IMAGE_SIDE) return null
+  if (canonicalBase64Length(bytes.length) > MAX_IMAGE_BASE64 || info.width > MAX_IMAGE_SIDE || info.height > MAX_IMAGE_SIDE) return null
   return expected
 }
 

@@ -75,6 +75,7 @@ const expectations = {
       checkSavedNote(assert, r, {
         head: 'Binary resource file:///data.parquet',
         mediaType: 'application/vnd.apache.parquet',
+        reason: 'application/vnd.apache.parquet is not accepted',
         bytes: bytes.parquet,
         dir,
       }),
@@ -84,14 +85,27 @@ const expectations = {
   // declared image/png, bytes are a JPEG: attached with the sniffed type
   mislabelled_jpeg: [(r) => checkFilePart(assert, r, { mediaType: 'image/jpeg', bytes: bytes.jpeg })],
   truncated_png: [
-    (r, dir) => checkSavedNote(assert, r, { head: 'Binary image', mediaType: 'image/png', bytes: bytes.truncatedPng, dir }),
+    (r, dir) =>
+      checkSavedNote(assert, r, {
+        head: 'Binary image',
+        mediaType: 'image/png',
+        reason: 'truncated PNG: IDAT chunk runs past the end of the data',
+        bytes: bytes.truncatedPng,
+        dir,
+      }),
   ],
   corrupt_png: [
     (r, dir) =>
-      checkSavedNote(assert, r, { head: 'Binary resource file:///corrupt.png', mediaType: 'image/png', bytes: bytes.corruptPng, dir }),
+      checkSavedNote(assert, r, {
+        head: 'Binary resource file:///corrupt.png',
+        mediaType: 'image/png',
+        reason: 'corrupt PNG: CRC mismatch in pHYs chunk',
+        bytes: bytes.corruptPng,
+        dir,
+      }),
   ],
   bmp_image: [
-    (r, dir) => checkSavedNote(assert, r, { head: 'Binary image', mediaType: 'image/bmp', bytes: bytes.bmp, dir, ext: 'bmp' }),
+    (r, dir) => checkSavedNote(assert, r, { head: 'Binary image', mediaType: 'image/bmp', reason: 'image/bmp is not accepted', bytes: bytes.bmp, dir, ext: 'bmp' }),
   ],
   empty_blob: [(r) => assert.deepEqual(r, text('[Resource file:///empty.png (image/png): empty data; nothing was saved]'))],
   empty_image: [(r) => assert.deepEqual(r, text('[Image (image/png): empty data; nothing was saved]'))],
@@ -107,7 +121,7 @@ const expectations = {
   ],
   audience_user: [(r) => assert.equal(r, null), (r) => assert.equal(r, null), (r) => assert.deepEqual(r, text('for both'))],
   audio_wav: [
-    (r, dir) => checkSavedNote(assert, r, { head: 'Binary audio', mediaType: 'audio/wav', bytes: bytes.wav, dir, ext: 'wav' }),
+    (r, dir) => checkSavedNote(assert, r, { head: 'Binary audio', mediaType: 'audio/wav', reason: 'audio/wav is not accepted', bytes: bytes.wav, dir, ext: 'wav' }),
   ],
   text_resource: [
     (r) => assert.deepEqual(r, text('[Resource file:///notes.txt (text/plain)]\nplain notes\nline 2')),
@@ -184,7 +198,7 @@ describe('e2e: @modelcontextprotocol/server-everything', () => {
       r.content.forEach((p, i) => {
         if (p.type === 'text') assert.deepEqual(out[i], { type: 'text', text: p.text })
         else if (attachable) checkFilePart(assert, out[i], { mediaType: 'image/png', bytes })
-        else checkSavedNote(assert, out[i], { head: 'Binary image', mediaType: 'image/png', bytes, dir })
+        else checkSavedNote(assert, out[i], { head: 'Binary image', mediaType: 'image/png', reason: /^corrupt PNG: CRC mismatch in \w{4} chunk$/, bytes, dir })
       })
     }
   })
@@ -254,8 +268,9 @@ describe('e2e: @modelcontextprotocol/server-everything', () => {
     const res = r.content[0].resource
     const gz = Buffer.from(res.blob, 'base64')
     const { sync, async: async_, dirSync, dirAsync } = await convertAll(t, r.content)
-    checkSavedNote(assert, sync[0], { head: `Binary resource ${res.uri}`, mediaType: 'application/gzip', bytes: gz, dir: dirSync })
-    checkSavedNote(assert, async_[0], { head: `Binary resource ${res.uri}`, mediaType: 'application/gzip', bytes: gz, dir: dirAsync })
+    const reason = 'application/gzip is not accepted'
+    checkSavedNote(assert, sync[0], { head: `Binary resource ${res.uri}`, mediaType: 'application/gzip', reason, bytes: gz, dir: dirSync })
+    checkSavedNote(assert, async_[0], { head: `Binary resource ${res.uri}`, mediaType: 'application/gzip', reason, bytes: gz, dir: dirAsync })
 
     const l = await call('gzip-file-as-resource', { name: 'hello2.txt.gz', data: dataUrl, outputType: 'resourceLink' })
     const link = l.content[0]

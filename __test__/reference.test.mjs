@@ -12,7 +12,7 @@ import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { toContentJs, passThrough } from '../benchmark/reference.mjs'
-import { corpusDir, corpusFiles as listCorpus } from './fixtures/index.mjs'
+import { corpusDir, corpusFiles as listCorpus, makePng as makeGrayPng } from './fixtures/index.mjs'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
@@ -20,7 +20,9 @@ const { toContentAsync } = require(process.env.MCP_CONTENT_MODULE ? path.resolve
 
 // Formats only one of the two sniffers knows. Both save the file (same
 // decision, same bytes); only the media type the note names differs, and so
-// the saved file's extension. Everything else in the note is compared.
+// the saved file's extension and the reason (which names the type, or says
+// the bytes do not match the declared one). Everything else in the note is
+// compared.
 const NAMING_EXCEPTIONS = {
   // file-type knows these formats; the native sniffer does not and names the
   // declared type (or application/octet-stream).
@@ -63,7 +65,7 @@ const TYPE_BY_EXTENSION = {
 }
 
 const b64 = (bytes) => Buffer.from(bytes).toString('base64')
-const SAVED = /^(\[.*?) saved to (.+)\]$/s
+const SAVED = /^(\[.*? \()([^()]*)(, \d+ bytes\): )(.+?)(; saved to )(.+)\]$/s
 
 let root
 const dirs = { native: '', js: '' }
@@ -79,9 +81,9 @@ function normalise(result, { ignoreMediaType = false } = {}) {
   if (result?.type !== 'text') return result
   const saved = SAVED.exec(result.text)
   if (!saved) return result
-  let head = saved[1]
-  if (ignoreMediaType) head = head.replace(/ \(([^()]*), (\d+ bytes)\)$/, ' (<media type>, $2)')
-  return { type: 'text', text: `${head} saved to <path>]`, saved: fs.readFileSync(saved[2]) }
+  const [, head, mediaType, bytes, reason, savedTo, file] = saved
+  const text = ignoreMediaType ? `${head}<media type>${bytes}<reason>` : `${head}${mediaType}${bytes}${reason}`
+  return { type: 'text', text: `${text}${savedTo}<path>]`, saved: fs.readFileSync(file) }
 }
 
 /** Native and reference results for one part, or a description of how they differ. */
@@ -231,6 +233,16 @@ function jpegWithLateEoi() {
   return Buffer.concat([jpeg.subarray(0, afterSof), comment, jpeg.subarray(afterSof)])
 }
 
+/** A grayscale PNG of exactly `len` bytes (a tEXt chunk makes up the size). */
+const grayPng = (len) => makeGrayPng(256, 256, { fill: 'random', padTo: len })
+
+/** A minimal PDF of exactly `len` bytes: header, a comment as filler, %%EOF. */
+function pdfOfLength(len) {
+  const head = Buffer.from('%PDF-1.4\n%')
+  const tail = Buffer.from('\n%%EOF\n')
+  return Buffer.concat([head, Buffer.alloc(len - head.length - tail.length, 0x61), tail])
+}
+
 const corpusFile = (name) => fs.readFileSync(path.join(corpusDir, name))
 const text = (s) => Buffer.from(s, 'utf8')
 const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])
@@ -268,6 +280,21 @@ describe('reference == native on generated cases', () => {
     'png > 5 MiB as Uint8Array': () => ({ type: 'image', mimeType: 'image/png', data: bigPng() }),
     'png 9000x10': () => ({ type: 'image', mimeType: 'image/png', data: b64(makePng(9000, 10)) }),
     'png 8000x10 (at the limit)': () => ({ type: 'image', mimeType: 'image/png', data: b64(makePng(8000, 10)) }),
+    'png 1280x20000': () => ({ type: 'image', mimeType: 'image/png', data: b64(makePng(1280, 20000)) }),
+    'png of 3,932,160 bytes (5,242,880 characters of base64)': () => ({ type: 'image', mimeType: 'image/png', data: b64(grayPng(3_932_160)) }),
+    'png of 3,932,161 bytes': () => ({ type: 'image', mimeType: 'image/png', data: b64(grayPng(3_932_161)) }),
+    'png of 3,932,160 bytes, line-broken unpadded base64': () => ({ type: 'image', mimeType: 'image/png', data: b64(grayPng(3_932_160)).replace(/.{76}/g, '$&\r\n') }),
+    'png of 3,932,161 bytes, line-broken unpadded base64': () => ({ type: 'image', mimeType: 'image/png', data: b64(grayPng(3_932_161)).replace(/=+$/, '').replace(/.{76}/g, '$&\r\n') }),
+    'png of 3,932,160 bytes as Uint8Array': () => ({ type: 'image', mimeType: 'image/png', data: grayPng(3_932_160) }),
+    'png of 3,932,161 bytes as Uint8Array': () => ({ type: 'image', mimeType: 'image/png', data: grayPng(3_932_161) }),
+    'png over both limits': () => ({ type: 'image', mimeType: 'image/png', data: b64(makeGrayPng(9000, 10, { padTo: 4_000_000 })) }),
+    'pdf over 10 MiB': () => resource('file:///big.pdf', 'application/pdf', b64(pdfOfLength(10 * 1024 * 1024 + 1))),
+    'bmp declared image/png': () => ({ type: 'image', mimeType: 'image/png', data: b64(corpusFile('fixture.bmp')) }),
+    'bmp declared image/bmp': () => ({ type: 'image', mimeType: 'image/bmp', data: b64(corpusFile('fixture.bmp')) }),
+    'wav declared audio/x-wav (an alias)': () => ({ type: 'audio', mimeType: 'audio/x-wav', data: b64(corpusFile('fixture.wav')) }),
+    'random bytes declared image/jpeg': () => ({ type: 'image', mimeType: 'image/jpeg', data: b64(randomBytes(3000, 5)) }),
+    'random bytes declared application/x-thing': () => ({ type: 'media', mimeType: 'application/x-thing', data: b64(randomBytes(3000, 6)) }),
+    'svg that is not UTF-8': () => resource('file:///a.svg', 'image/svg+xml', b64(Buffer.concat([text('<svg xmlns="http://www.w3.org/2000/svg"><text>'), Buffer.from([0xc3, 0x28]), text('</text></svg>')]))),
     'mislabelled jpeg': () => ({ type: 'image', mimeType: 'image/png', data: b64(corpusFile('fixture.jpg')) }),
     'gif declared image/webp': () => resource('file:///a.webp', 'image/webp', b64(corpusFile('fixture.gif'))),
     'pdf resource': () => resource('file:///doc.pdf', 'application/pdf', b64(corpusFile('fixture.pdf'))),

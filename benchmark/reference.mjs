@@ -14,8 +14,14 @@
 // - file-type's MPEG guess on FF FE (a UTF-16LE BOM) and its Windows .reg,
 //   armored PGP and ASCII STL on clearly-text bytes are left to the text test.
 //
+// Saved notes give the native library's reasons in the same words: the
+// structural checks below return the native defect texts, and the limits,
+// aliases and mismatch rules are those of src/provider.rs, src/classify.rs
+// and src/route.rs.
+//
 // Known naming differences (formats only one sniffer knows; the decision is
-// the same, a spill, but the note names a different media type):
+// the same, a spill, but the note names a different media type, and so its
+// reason differs too):
 // - file-type knows some formats the native sniffer does not (mie, draco,
 //   dwg, Windows registry hive, Apple alias, asar, dmg, fbx, indd, jmp, shp,
 //   skp): the reference names them, the native note says the declared type.
@@ -33,13 +39,16 @@ const { imageSize } = require('image-size')
 
 const MIB = 1024 * 1024
 const OCTET_STREAM = 'application/octet-stream'
-/** The default provider's allow-list and limits (src/provider.rs). */
+/** The default provider's allow-list and limits (src/provider.rs): an
+ * image's size is the length of its canonical base64 (as Anthropic counts
+ * it), a PDF's its decoded bytes. */
+const IMAGE_LIMITS = { maxSize: { base64: true, max: 5 * MIB }, maxSide: 8000 }
 const ATTACH_LIMITS = {
-  'image/png': { maxBytes: 5 * MIB, maxSide: 8000 },
-  'image/jpeg': { maxBytes: 5 * MIB, maxSide: 8000 },
-  'image/gif': { maxBytes: 5 * MIB, maxSide: 8000 },
-  'image/webp': { maxBytes: 5 * MIB, maxSide: 8000 },
-  'application/pdf': { maxBytes: 10 * MIB, maxSide: null },
+  'image/png': IMAGE_LIMITS,
+  'image/jpeg': IMAGE_LIMITS,
+  'image/gif': IMAGE_LIMITS,
+  'image/webp': IMAGE_LIMITS,
+  'application/pdf': { maxSize: { base64: false, max: 10 * MIB }, maxSide: null },
 }
 /** The native library sniffs a large base64 string by its first 64 KiB and
  * last 1 KiB only (README, classify); the reference looks at the same bytes
@@ -666,16 +675,35 @@ async function decide(buf, declared, fromBase64) {
           window = wholeWindow
         }
       }
-      const fits = len <= limits.maxBytes && (!limits.maxSide || (size && size.width <= limits.maxSide && size.height <= limits.maxSide))
       // A defect seen through the window is confirmed on all of the data.
-      const sound = (w) => !CHECKS[sniffed](w) || (!w.whole && !CHECKS[sniffed](wholeWindow))
-      if (fits && sound(window)) return { route: 'attach', mediaType: sniffed }
+      let reason = CHECKS[sniffed](window)
+      if (reason && !window.whole) reason = CHECKS[sniffed](wholeWindow)
+      if (!reason && limits.maxSide && !size) reason = 'the pixel size could not be read from the header'
+      if (!reason) {
+        const over = []
+        const { maxSide, maxSize } = limits
+        if (maxSide && (size.width > maxSide || size.height > maxSide)) {
+          over.push(`${size.width}x${size.height} px, over the ${maxSide} px limit`)
+        }
+        const measured = maxSize.base64 ? Math.ceil(len / 3) * 4 : len
+        if (measured > maxSize.max) {
+          over.push(`${megabytesUp(measured)} MB${maxSize.base64 ? ' as base64' : ''}, over the ${megabytesDown(maxSize.max)} MB limit`)
+        }
+        if (over.length === 0) return { route: 'attach', mediaType: sniffed }
+        reason = over.join(', and ')
+      }
+      return { route: 'spill', mediaType: sniffed, reason }
     }
     if (TEXT_FORMATS.has(sniffed)) {
       const encoding = detectEncoding(buf)
       if (encoding) return { route: 'text', mediaType: sniffed, encoding }
+      return { route: 'spill', mediaType: sniffed, reason: NOT_TEXT }
     }
-    return { route: 'spill', mediaType: sniffed }
+    const reason =
+      declared !== null && !sameFormat(declared, sniffed)
+        ? `declared ${declared} but the bytes are ${sniffed}, which is not accepted`
+        : `${sniffed} is not accepted`
+    return { route: 'spill', mediaType: sniffed, reason }
   }
 
   // Not a known format: text if the declared type says so or says nothing
@@ -689,10 +717,37 @@ async function decide(buf, declared, fromBase64) {
     const mediaType = keep ? declared : 'text/plain'
     // A specific binary declaration (image/png) on text bytes is not sent as text.
     if (vague || declaredTextual || extension(declared) === 'bin') return { route: 'text', mediaType, encoding }
-    return { route: 'spill', mediaType }
+    return { route: 'spill', mediaType, reason: `declared ${declared} but the bytes are text` }
   }
-  return { route: 'spill', mediaType: declared ?? OCTET_STREAM }
+  const mediaType = declared ?? OCTET_STREAM
+  let reason = `${mediaType} is not accepted`
+  if (declaredTextual) reason = `declared ${declared} but ${NOT_TEXT}`
+  else if (SNIFFABLE.has(declared)) reason = `declared ${declared} but the bytes do not match that format`
+  return { route: 'spill', mediaType, reason }
 }
+
+const NOT_TEXT = 'the bytes are not text (neither UTF-8 nor UTF-16)'
+
+/** Declared types whose bytes the sniffers would have recognised. */
+const SNIFFABLE = new Set(['image/png', 'image/jpeg', 'image/jpg', 'image/gif', 'image/webp', 'application/pdf'])
+
+/** Other names of a sniffed format (src/classify.rs). */
+const ALIASES = new Set(
+  [
+    ['image/jpg', 'image/jpeg'], ['image/pjpeg', 'image/jpeg'], ['image/x-png', 'image/png'], ['image/apng', 'image/png'],
+    ['audio/mp3', 'audio/mpeg'], ['audio/x-wav', 'audio/wav'], ['audio/wave', 'audio/wav'], ['audio/vnd.wave', 'audio/wav'],
+    ['audio/x-flac', 'audio/flac'], ['audio/x-m4a', 'audio/mp4'], ['audio/m4a', 'audio/mp4'],
+    ['application/x-zip-compressed', 'application/zip'], ['application/x-gzip', 'application/gzip'],
+    ['text/xml', 'application/xml'], ['image/vnd.microsoft.icon', 'image/x-icon'],
+  ].map(([declared, sniffed]) => `${declared} ${sniffed}`),
+)
+const sameFormat = (declared, sniffed) => declared === sniffed || ALIASES.has(`${declared} ${sniffed}`)
+
+/** Decimal MB with one decimal: a size over a limit rounded up, the limit
+ * rounded down, so the two never read equal (src/note.rs). */
+const tenths = (t) => `${Math.floor(t / 10)}.${t % 10}`
+const megabytesUp = (n) => tenths(Math.ceil(n / 100_000))
+const megabytesDown = (n) => tenths(Math.floor(n / 100_000))
 
 // ------------------------------------------------------------------ store
 
@@ -777,9 +832,9 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
   if (d.route === 'text') return { type: 'text', text: `[${label} (${d.mediaType})]\n${decodeText(buf, d.encoding)}` }
   try {
     const file = await save(outputDir, buf, extension(d.mediaType))
-    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes) saved to ${file}]` }
+    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes): ${d.reason}; saved to ${file}]` }
   } catch (error) {
-    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes) could not be saved: ${error.message}]` }
+    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes): ${d.reason}; could not be saved: ${error.message}]` }
   }
 }
 

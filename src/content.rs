@@ -6,7 +6,7 @@ use crate::media_type;
 use crate::note::{self, Label};
 use crate::payload::{Base64Output, Data, Payload};
 use crate::provider::Profile;
-use crate::route::{self, Route};
+use crate::route::{self, Reason, Route};
 use crate::store::ToolOutputStore;
 use crate::text;
 
@@ -74,7 +74,8 @@ pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputS
             data,
             media_type,
             label,
-        } => spill(&data, &media_type, label, store),
+            reason,
+        } => spill(&data, &media_type, label, &reason, store),
     }
 }
 
@@ -94,6 +95,7 @@ enum Plan<'a> {
         data: Data<'a>,
         media_type: String,
         label: Label<'a>,
+        reason: Reason,
     },
 }
 
@@ -119,7 +121,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
     };
     let c = classify::classify_data(&data, declared);
 
-    let save_as = match route::decide(&c, profile) {
+    let (save_as, reason) = match route::decide(&c, profile) {
         Route::Unreadable => {
             let problem = c.problem().unwrap_or("unreadable data");
             return Plan::Done(ModelPart::Text(note::unreadable(
@@ -140,14 +142,15 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
             Some(text) => {
                 return Plan::Done(ModelPart::Text(note::text(label, &media_type, &text)))
             }
-            None => c.media_type,
+            None => (c.media_type, Reason::NotText),
         },
-        Route::Spill { media_type } => media_type,
+        Route::Spill { media_type, reason } => (media_type, reason),
     };
     Plan::Save {
         data,
         media_type: save_as,
         label,
+        reason,
     }
 }
 
@@ -155,7 +158,13 @@ fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
     text::decode(data.full(), c.text_encoding?)
 }
 
-fn spill(data: &Data, media_type: &str, label: Label, store: &ToolOutputStore) -> ModelPart {
+fn spill(
+    data: &Data,
+    media_type: &str,
+    label: Label,
+    reason: &Reason,
+    store: &ToolOutputStore,
+) -> ModelPart {
     let byte_length = data.len() as u64;
     let extension = media_type::extension(media_type);
     let text = match store.save_with(extension, |writer| data.write_to(writer)) {
@@ -163,9 +172,10 @@ fn spill(data: &Data, media_type: &str, label: Label, store: &ToolOutputStore) -
             label,
             media_type,
             byte_length,
+            reason,
             &saved.path.to_string_lossy(),
         ),
-        Err(error) => note::save_failed(label, media_type, byte_length, &error.to_string()),
+        Err(error) => note::save_failed(label, media_type, byte_length, reason, &error.to_string()),
     };
     ModelPart::Text(text)
 }
@@ -245,11 +255,50 @@ mod tests {
         let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
             panic!("expected a note");
         };
-        let prefix = "[Binary resource file:///data.parquet (application/vnd.apache.parquet, 12 bytes) saved to ";
+        let prefix = "[Binary resource file:///data.parquet (application/vnd.apache.parquet, 12 bytes): application/vnd.apache.parquet is not accepted; saved to ";
         assert!(text.starts_with(prefix), "{text}");
         let path = text[prefix.len()..text.len() - 1].to_string();
         assert!(path.ends_with(".parquet"));
         assert_eq!(std::fs::read(path).unwrap(), bytes);
+    }
+
+    #[test]
+    fn image_limit_on_canonical_base64_and_the_reason_in_the_note() {
+        use crate::route::tests::{line_broken_unpadded, png_of_len};
+        let (_dir, store) = store();
+        let at_limit = png_of_len(3_932_160);
+        let canonical = base64_data::encode(&at_limit);
+        let wrapped = line_broken_unpadded(&canonical);
+        let part = MediaPart::new(
+            MediaKind::Image,
+            None,
+            Some("image/png"),
+            Payload::Base64(wrapped.as_bytes()),
+        );
+        assert_eq!(
+            media_to_content(&part, &DEFAULT, &store),
+            ModelPart::File {
+                media_type: "image/png",
+                data: Base64Output::Encoded(canonical),
+                uri: None,
+                filename: None,
+            }
+        );
+
+        let over = png_of_len(3_932_161);
+        let wrapped = line_broken_unpadded(&base64_data::encode(&over));
+        for payload in [Payload::Base64(wrapped.as_bytes()), Payload::Bytes(&over)] {
+            let part = MediaPart::new(MediaKind::Image, None, Some("image/png"), payload);
+            let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+                panic!("an image over the limit was attached");
+            };
+            let prefix = "[Binary image (image/png, 3932161 bytes): 5.3 MB as base64, over the 5.2 MB limit; saved to ";
+            assert!(text.starts_with(prefix), "{text}");
+            assert_eq!(
+                std::fs::read(&text[prefix.len()..text.len() - 1]).unwrap(),
+                over
+            );
+        }
     }
 
     #[test]
@@ -291,7 +340,9 @@ mod tests {
             panic!("expected a note");
         };
         assert!(
-            text.starts_with("[Binary audio (audio/x-thing, 4 bytes) could not be saved: "),
+            text.starts_with(
+                "[Binary audio (audio/x-thing, 4 bytes): audio/x-thing is not accepted; could not be saved: "
+            ),
             "{text}"
         );
     }

@@ -3,7 +3,7 @@
 
 use crate::classify::{Classification, Kind};
 use crate::media_type;
-use crate::provider::Profile;
+use crate::provider::{AttachLimits, Profile, SizeLimit};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Route {
@@ -13,8 +13,52 @@ pub enum Route {
     Attach { media_type: &'static str },
     /// Decoded text under a header naming this media type.
     Text { media_type: String },
-    /// Saved by the store; the note names this media type.
-    Spill { media_type: String },
+    /// Saved by the store; the note names this media type and the reason.
+    Spill { media_type: String, reason: Reason },
+}
+
+/// Why a part is saved rather than attached or sent as text. `note::reason`
+/// words it for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// The provider does not take this type. `declared` is the declared
+    /// type when the bytes turned out to be another format.
+    NotAccepted {
+        media_type: String,
+        declared: Option<String>,
+    },
+    /// An attachable type over the provider's limits (one or both).
+    OverLimits {
+        pixels: Option<PixelExcess>,
+        size: Option<SizeExcess>,
+    },
+    /// An image with a side limit whose size the header does not give.
+    UnknownPixelSize,
+    /// The bytes are unusable as they are (truncated, corrupt, not text
+    /// under a textual type): the classification's words.
+    Defect(String),
+    /// The bytes are not the declared format: the classification's words.
+    Mismatch(String),
+    /// Clearly text, declared as a specific binary type (image/png).
+    TextDeclaredAs(String),
+    /// A text format (svg, xml) whose bytes are not UTF-8 or UTF-16.
+    NotText,
+}
+
+/// An image's size against the provider's side limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelExcess {
+    pub width: u32,
+    pub height: u32,
+    pub max_side: u32,
+}
+
+/// A part's size against the provider's size limit, in the limit's unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeExcess {
+    /// The part's size, measured as the limit measures it.
+    pub size: u64,
+    pub limit: SizeLimit,
 }
 
 /// The contract's default routing, driven by the provider's table.
@@ -24,9 +68,15 @@ pub fn decide(c: &Classification, profile: &Profile) -> Route {
         _ => {}
     }
     if let Some(sniffed) = c.sniffed_media_type {
-        if c.defect.is_none() && within_limits(c, sniffed, profile) {
-            return Route::Attach {
-                media_type: sniffed,
+        if let Some(limits) = profile.attach_limits(sniffed) {
+            return match refusal(c, &limits) {
+                None => Route::Attach {
+                    media_type: sniffed,
+                },
+                Some(reason) => Route::Spill {
+                    media_type: c.media_type.clone(),
+                    reason,
+                },
             };
         }
     }
@@ -37,21 +87,61 @@ pub fn decide(c: &Classification, profile: &Profile) -> Route {
     }
     Route::Spill {
         media_type: c.media_type.clone(),
+        reason: spill_reason(c),
     }
 }
 
-fn within_limits(c: &Classification, sniffed: &str, profile: &Profile) -> bool {
-    let Some(limits) = profile.attach_limits(sniffed) else {
-        return false;
-    };
-    if c.byte_length > limits.max_bytes {
-        return false;
+/// Why an attachable type cannot be attached, or `None` when it can: a
+/// defect first (no resizing fixes it), else every limit it is over.
+fn refusal(c: &Classification, limits: &AttachLimits) -> Option<Reason> {
+    if let Some(defect) = &c.defect {
+        return Some(Reason::Defect(defect.clone()));
     }
-    match (limits.max_side, c.dimensions) {
-        (None, _) => true,
-        (Some(max), Some((w, h))) => w > 0 && h > 0 && w <= max && h <= max,
+    let pixels = match (limits.max_side, c.dimensions) {
+        (None, _) => None,
+        (Some(max_side), Some((width, height))) if width > 0 && height > 0 => {
+            (width > max_side || height > max_side).then_some(PixelExcess {
+                width,
+                height,
+                max_side,
+            })
+        }
         // An image whose size cannot be read cannot be vouched for.
-        (Some(_), None) => false,
+        (Some(_), _) => return Some(Reason::UnknownPixelSize),
+    };
+    let size = (!limits.max_size.admits(c.byte_length)).then_some(SizeExcess {
+        size: limits.max_size.measure(c.byte_length),
+        limit: limits.max_size,
+    });
+    (pixels.is_some() || size.is_some()).then_some(Reason::OverLimits { pixels, size })
+}
+
+/// Why a part that is not an attachable type is saved.
+fn spill_reason(c: &Classification) -> Reason {
+    let declared = c.declared_media_type.as_deref();
+    if c.kind == Kind::Text {
+        return match (c.text_encoding, declared) {
+            // Sent as text unless the declared type names a binary format.
+            (Some(_), Some(declared)) => Reason::TextDeclaredAs(declared.to_string()),
+            _ => Reason::NotText,
+        };
+    }
+    if c.sniffed_media_type.is_none() {
+        if let Some(problem) = &c.defect {
+            return Reason::Defect(problem.clone());
+        }
+        if let Some(mismatch) = &c.mismatch {
+            return Reason::Mismatch(mismatch.clone());
+        }
+    }
+    // A sniffed format other than the declared one: say both.
+    let declared = match (c.sniffed_media_type, &c.mismatch) {
+        (Some(_), Some(_)) => declared.map(str::to_owned),
+        _ => None,
+    };
+    Reason::NotAccepted {
+        media_type: c.media_type.clone(),
+        declared,
     }
 }
 
@@ -72,14 +162,196 @@ fn may_send_as_text(c: &Classification) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::base64_data;
     use crate::classify::classify;
     use crate::payload::Payload;
     use crate::provider::DEFAULT;
 
     fn route(data: &[u8], declared: Option<&str>) -> Route {
         decide(&classify(Payload::Bytes(data), declared), &DEFAULT)
+    }
+
+    fn route_base64(b64: &str, declared: Option<&str>) -> Route {
+        decide(
+            &classify(Payload::Base64(b64.as_bytes()), declared),
+            &DEFAULT,
+        )
+    }
+
+    /// A real PNG (the corpus sample, written by an encoder), 54,318 bytes.
+    const FIXTURE_PNG: &[u8] = include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/__test__/fixtures/file-type/fixture.png"
+    ));
+
+    /// The corpus PNG grown to exactly `len` bytes by a valid tEXt chunk
+    /// (keyword, NUL, text; its real CRC) before IEND.
+    pub(crate) fn png_of_len(len: usize) -> Vec<u8> {
+        let iend = FIXTURE_PNG.len() - 12;
+        assert_eq!(&FIXTURE_PNG[iend + 4..iend + 8], b"IEND");
+        let text_len = len - FIXTURE_PNG.len() - 12;
+        let mut text = b"Comment\0".to_vec();
+        text.resize(text_len, b'a');
+        let mut chunk = (text_len as u32).to_be_bytes().to_vec();
+        chunk.extend_from_slice(b"tEXt");
+        chunk.extend_from_slice(&text);
+        let crc = crc32fast::hash(&chunk[4..]);
+        chunk.extend_from_slice(&crc.to_be_bytes());
+        let mut png = FIXTURE_PNG[..iend].to_vec();
+        png.extend(chunk);
+        png.extend_from_slice(&FIXTURE_PNG[iend..]);
+        assert_eq!(png.len(), len);
+        png
+    }
+
+    /// MIME style: CRLF after every 76 symbols, and no padding.
+    pub(crate) fn line_broken_unpadded(b64: &str) -> String {
+        let symbols = b64.trim_end_matches('=').as_bytes();
+        let lines: Vec<&str> = symbols
+            .chunks(76)
+            .map(|line| std::str::from_utf8(line).unwrap())
+            .collect();
+        lines.join("\r\n")
+    }
+
+    /// The largest image the default profile attaches: 5,242,880 characters
+    /// of canonical base64.
+    const MAX_IMAGE: usize = 3_932_160;
+
+    #[test]
+    fn image_size_is_measured_as_canonical_base64_in_every_form() {
+        let over = Route::Spill {
+            media_type: "image/png".into(),
+            reason: Reason::OverLimits {
+                pixels: None,
+                size: Some(SizeExcess {
+                    size: 5_242_884,
+                    limit: SizeLimit::Base64Chars(5_242_880),
+                }),
+            },
+        };
+        for (len, expected) in [
+            (
+                MAX_IMAGE,
+                Route::Attach {
+                    media_type: "image/png",
+                },
+            ),
+            (MAX_IMAGE + 1, over),
+        ] {
+            let png = png_of_len(len);
+            let b64 = base64_data::encode(&png);
+            let wrapped = line_broken_unpadded(&b64);
+            // The raw string is longer than the limit either way, and the
+            // unpadded one over it is shorter than its canonical length.
+            assert!(wrapped.len() > 5_242_880 && wrapped.len() != b64.len());
+            assert_eq!(route(&png, Some("image/png")), expected, "bytes, {len}");
+            assert_eq!(
+                route_base64(&b64, Some("image/png")),
+                expected,
+                "base64, {len}"
+            );
+            assert_eq!(
+                route_base64(&wrapped, Some("image/png")),
+                expected,
+                "line-broken unpadded base64, {len}"
+            );
+        }
+        assert_eq!(base64_data::encode(&png_of_len(MAX_IMAGE)).len(), 5_242_880);
+    }
+
+    #[test]
+    fn limits_and_defects_are_the_reason() {
+        // Wider than 8000 px: the width and height from the header.
+        let mut wide = FIXTURE_PNG.to_vec();
+        wide[16..20].copy_from_slice(&9000u32.to_be_bytes());
+        let crc = crc32fast::hash(&wide[12..29]);
+        wide[29..33].copy_from_slice(&crc.to_be_bytes());
+        let Route::Spill { reason, .. } = route(&wide, Some("image/png")) else {
+            panic!("a 9000 px PNG was not spilled");
+        };
+        let Reason::OverLimits {
+            pixels: Some(pixels),
+            size: None,
+        } = reason
+        else {
+            panic!("{reason:?}");
+        };
+        assert_eq!((pixels.width, pixels.max_side), (9000, 8000));
+        // Cut short: the structural check's words.
+        assert_eq!(
+            route(&FIXTURE_PNG[..2000], Some("image/png")),
+            Route::Spill {
+                media_type: "image/png".into(),
+                reason: Reason::Defect(
+                    "truncated PNG: IDAT chunk runs past the end of the data".into()
+                ),
+            }
+        );
+    }
+
+    #[test]
+    fn types_the_provider_does_not_take() {
+        let bmp = b"BM\x3a\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x18\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00";
+        let Route::Spill { media_type, reason } = route(bmp, Some("image/bmp")) else {
+            panic!("bmp was not spilled");
+        };
+        assert_eq!(media_type, "image/bmp");
+        assert_eq!(
+            reason,
+            Reason::NotAccepted {
+                media_type: "image/bmp".into(),
+                declared: None,
+            }
+        );
+        let Route::Spill { reason, .. } = route(bmp, Some("image/png")) else {
+            panic!("bmp was not spilled");
+        };
+        assert_eq!(
+            reason,
+            Reason::NotAccepted {
+                media_type: "image/bmp".into(),
+                declared: Some("image/png".into()),
+            }
+        );
+        assert_eq!(
+            route(
+                b"PAR1\x00\x01\x02\xffPAR1",
+                Some("application/vnd.apache.parquet")
+            ),
+            Route::Spill {
+                media_type: "application/vnd.apache.parquet".into(),
+                reason: Reason::NotAccepted {
+                    media_type: "application/vnd.apache.parquet".into(),
+                    declared: None,
+                },
+            }
+        );
+    }
+
+    #[test]
+    fn declared_types_the_bytes_do_not_match() {
+        assert_eq!(
+            route(b"\x00\x01\x02\x03\xff\xfe", Some("image/png")),
+            Route::Spill {
+                media_type: "image/png".into(),
+                reason: Reason::Mismatch(
+                    "declared image/png but the bytes do not match that format".into()
+                ),
+            }
+        );
+        assert_eq!(
+            route(b"\xff\xfe\xfd\x00\x01", Some("text/markdown")),
+            Route::Spill {
+                media_type: "text/markdown".into(),
+                reason: Reason::Defect(
+                    "declared text/markdown but the bytes are not text (neither UTF-8 nor UTF-16)"
+                        .into()
+                ),
+            }
+        );
     }
 
     #[test]
@@ -109,7 +381,8 @@ mod tests {
         assert_eq!(
             route(b"Not Found\n", Some("image/png")),
             Route::Spill {
-                media_type: "text/plain".into()
+                media_type: "text/plain".into(),
+                reason: Reason::TextDeclaredAs("image/png".into()),
             }
         );
     }
