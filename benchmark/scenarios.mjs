@@ -8,6 +8,9 @@ import * as fx from './fixtures.mjs'
 
 const { KB, MB, MiB } = fx
 
+/** Decoded bytes whose base64 is exactly 5,242,880 characters. */
+const MAX_ATTACHED = 3_932_160
+
 const b64 = (bytes) => bytes.toString('base64')
 
 const image = (data, mimeType) => ({ type: 'image', data, mimeType })
@@ -61,14 +64,16 @@ export const scenarios = [
     blocked: true,
     targets: ATTACH,
   })),
-  ...forms('png-5mb', 'PNG 5 MB', () => fx.png(5 * MB), (d) => image(d, 'image/png')).map((s) => ({
+  // The largest image the default profile attaches: 3,932,160 bytes, base64 of 5,242,880
+  // characters (Anthropic's 5 MB limit on Bedrock and Google Cloud, measured on the string).
+  ...forms('png-max', 'PNG 3.9 MB (largest attached)', () => fx.png(MAX_ATTACHED), (d) => image(d, 'image/png')).map((s) => ({
     ...s,
     quick: s.id.endsWith('b64'),
     blocked: true,
     memory: s.id.endsWith('b64') ? ['nativeSync', 'nativeAsync', 'js', 'oneCopy'] : undefined,
-    targets: s.id.endsWith('b64') ? { ...ATTACH, oneCopy: 3 } : ATTACH,
+    targets: s.id.endsWith('b64') ? { ...ATTACH, oneCopy: 1.5 } : ATTACH,
   })),
-  ...forms('jpeg-5mb', 'JPEG 5 MB', () => fx.jpeg(5 * MB), (d) => image(d, 'image/jpeg')).map((s) => ({
+  ...forms('jpeg-max', 'JPEG 3.9 MB (largest attached)', () => fx.jpeg(MAX_ATTACHED), (d) => image(d, 'image/jpeg')).map((s) => ({
     ...s,
     blocked: true,
     targets: ATTACH,
