@@ -25,10 +25,19 @@ export interface StoreHandle {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
- * Check a conversion's `provider` and `outputDir` without converting, so a
- * bad option is refused even for a part that needs no native conversion.
+ * A text part's text bounded by the cap: `null` when it is within the cap
+ * (the entry keeps the caller's string), else a preview and a note naming
+ * the whole text, saved in the store under `mediaType`'s extension. `how`:
+ * `"sync"`, or `"async"` for a promise of it done on the libuv thread pool.
  */
-export declare function checkOptions(provider: unknown, outputDir: unknown): void
+export declare function boundText(how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown): string | null | Promise<string | null>
+
+/**
+ * Check a conversion's `provider`, `outputDir` and `maxTextTokens` without
+ * converting, so a bad option is refused even for a part that needs no
+ * native conversion.
+ */
+export declare function checkOptions(provider: unknown, outputDir: unknown, maxTextTokens: unknown): void
 
 /** What the bytes are, set against the declared media type. */
 export interface Classification {
@@ -52,13 +61,22 @@ export declare function classify(data: string | Uint8Array, declaredMediaType: u
  * when the part needs a disk write; `"async"` copies the data and gives a
  * promise of the conversion on the libuv thread pool.
  */
-export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, dataIsLatin1: boolean): MediaAnswer | undefined | Promise<MediaAnswer>
+export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean): MediaAnswer | undefined | Promise<MediaAnswer>
+
+/** The default text cap, in estimated tokens. */
+export declare function defaultMaxTextTokens(): number
 
 /**
  * The header line (with its newline) of an embedded text resource; the
  * entry appends the text, so a long text is never copied.
  */
 export declare function embeddedTextHeader(uri: unknown, mimeType: unknown): string
+
+/**
+ * The tokens a text costs, estimated: a quarter per character, 1.5 per CJK
+ * character.
+ */
+export declare function estimateTokens(text: unknown): number
 
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: unknown): boolean

@@ -45,6 +45,12 @@ export interface ToContentOptions {
   outputDir?: string
   /** A store to save into instead of `outputDir`. */
   store?: ToolOutputStore
+  /**
+   * Cap on the text of one part, in tokens as `estimateTokens` counts them (default 12,500: about
+   * 50,000 characters of English). Over it the model gets a preview cut at a line boundary and a
+   * note naming the whole text, saved by the store. `Infinity` turns the cap off.
+   */
+  maxTextTokens?: number
 }
 
 /**
@@ -84,6 +90,12 @@ export declare function classify(data: Uint8Array | string, declaredMediaType?: 
 
 /** True when the bytes are valid UTF-8. */
 export declare function isUtf8(data: Uint8Array): boolean
+
+/**
+ * The tokens a text costs, estimated: ceil(characters / 4) + ceil(CJK characters * 1.5), CJK
+ * characters not counted in the first term. An estimate, not any model's tokenizer.
+ */
+export declare function estimateTokens(text: string): number
 
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean

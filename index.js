@@ -835,10 +835,13 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.boundText = nativeBinding.boundText
 module.exports.checkOptions = nativeBinding.checkOptions
 module.exports.classify = nativeBinding.classify
 module.exports.convertMedia = nativeBinding.convertMedia
+module.exports.defaultMaxTextTokens = nativeBinding.defaultMaxTextTokens
 module.exports.embeddedTextHeader = nativeBinding.embeddedTextHeader
+module.exports.estimateTokens = nativeBinding.estimateTokens
 module.exports.isTextualMediaType = nativeBinding.isTextualMediaType
 module.exports.isUtf8 = nativeBinding.isUtf8
 module.exports.missingResourceText = nativeBinding.missingResourceText

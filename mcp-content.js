@@ -79,11 +79,12 @@ function dataSize(data) {
 
 // ------------------------------------------------------------------ options
 
-const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined }
+const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined, maxTextTokens: undefined }
 
-/** The last `provider` and `outputDir` native code accepted: most calls repeat them. */
+/** The options native code last accepted: most calls repeat them. */
 let checkedProvider
 let checkedOutputDir
+let checkedMaxTextTokens
 
 function readOptions(options) {
   if (options === undefined || options === null) return NO_OPTIONS
@@ -91,13 +92,53 @@ function readOptions(options) {
   const provider = own(options, 'provider')
   const outputDir = own(options, 'outputDir')
   const store = storeHandle(own(options, 'store'), true)
+  const maxTextTokens = own(options, 'maxTextTokens')
   // Checked even when the part turns out to need no native conversion.
-  if (provider !== checkedProvider || outputDir !== checkedOutputDir) {
-    native.checkOptions(provider, outputDir)
+  if (provider !== checkedProvider || outputDir !== checkedOutputDir || maxTextTokens !== checkedMaxTextTokens) {
+    native.checkOptions(provider, outputDir, maxTextTokens)
     checkedProvider = provider
     checkedOutputDir = outputDir
+    checkedMaxTextTokens = maxTextTokens
   }
-  return { provider, outputDir, store }
+  return { provider, outputDir, store, maxTextTokens }
+}
+
+// ------------------------------------------------------------------ text
+
+const DEFAULT_MAX_TEXT_TOKENS = native.defaultMaxTextTokens()
+
+/**
+ * True when `text` is within the cap by its length alone: no character costs
+ * more than 1.5 tokens (see estimateTokens). Longer texts are counted natively.
+ */
+function isShortText(text, options) {
+  const cap = options.maxTextTokens === undefined || options.maxTextTokens === null ? DEFAULT_MAX_TEXT_TOKENS : options.maxTextTokens
+  return text.length * 1.5 <= cap
+}
+
+/** A text the cap may cut: native code previews it and saves the whole. */
+class LongText {
+  constructor(header, text, mediaType) {
+    this.header = header
+    this.text = text
+    this.mediaType = mediaType
+  }
+}
+
+/** A text part, or a LongText when its length alone does not settle the cap. */
+function textOrLong(header, text, mediaType, options) {
+  // Header and text are joined here: a long text is never copied.
+  if (isShortText(text, options)) return textPart(header + text)
+  return new LongText(header, text, mediaType)
+}
+
+function boundText(how, long, options) {
+  const { provider, outputDir, store, maxTextTokens } = options
+  return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens)
+}
+
+function fromBounded(bounded, long) {
+  return textPart(long.header + (bounded === null ? long.text : bounded))
 }
 
 // ------------------------------------------------------------------ parts
@@ -134,14 +175,14 @@ function stringField(value, name) {
   return value
 }
 
-/** The answer for a part (a model part or null), or the Media to convert. */
-function readPart(part) {
+/** The answer for a part (a model part or null), or the Media or LongText to convert. */
+function readPart(part, options) {
   if (part === null || typeof part !== 'object') throw invalidArgument('a content part must be an object with a `type`')
   if (!isForModel(part)) return null
   const type = own(part, 'type')
   switch (type) {
     case 'text':
-      return textPart(stringField(own(part, 'text'), 'text'))
+      return textOrLong('', stringField(own(part, 'text'), 'text'), undefined, options)
     case 'image':
     case 'audio':
       return new Media(type, own(part, 'data'), own(part, 'mimeType'), undefined)
@@ -154,8 +195,7 @@ function readPart(part) {
       const mimeType = own(resource, 'mimeType')
       const text = own(resource, 'text')
       if (text === undefined || text === null) return new Media(type, own(resource, 'blob'), mimeType, uri)
-      // Header and text are joined here: a long text is never copied.
-      return textPart(native.embeddedTextHeader(uri, mimeType) + stringField(text, 'text'))
+      return textOrLong(native.embeddedTextHeader(uri, mimeType), stringField(text, 'text'), mimeType, options)
     }
     case 'resource_link':
       return textPart(
@@ -168,7 +208,8 @@ function readPart(part) {
 
 function convertMedia(how, media, options) {
   const { kind, data, mimeType, uri } = media
-  return native.convertMedia(how, kind, data, mimeType, uri, options.provider, options.outputDir, options.store, isLatin1(data))
+  const { provider, outputDir, store, maxTextTokens } = options
+  return native.convertMedia(how, kind, data, mimeType, uri, provider, outputDir, store, maxTextTokens, isLatin1(data))
 }
 
 /**
@@ -196,9 +237,10 @@ function fromAnswer(answer, input) {
  */
 function toContent(part, options) {
   const settings = readOptions(options)
-  const read = readPart(part)
-  if (!(read instanceof Media)) return read
-  return fromAnswer(convertMedia('sync', read, settings), read.data)
+  const read = readPart(part, settings)
+  if (read instanceof Media) return fromAnswer(convertMedia('sync', read, settings), read.data)
+  if (read instanceof LongText) return fromBounded(boundText('sync', read, settings), read)
+  return read
 }
 
 /**
@@ -209,13 +251,22 @@ function toContent(part, options) {
  */
 async function toContentAsync(part, options) {
   const settings = readOptions(options)
-  const read = readPart(part)
+  const read = readPart(part, settings)
+  if (read instanceof LongText) return fromBounded(await boundText('async', read, settings), read)
   if (!(read instanceof Media)) return read
   if (dataSize(read.data) <= INLINE_MAX_DATA) {
     const answer = convertMedia('inline', read, settings)
     if (answer !== undefined) return fromAnswer(answer, read.data)
   }
   return fromAnswer(await convertMedia('async', read, settings), read.data)
+}
+
+/**
+ * The tokens a text costs, estimated: a quarter token per character, 1.5 per
+ * CJK character. Not any model's tokenizer: a bound for caps.
+ */
+function estimateTokens(text) {
+  return native.estimateTokens(text)
 }
 
 function classify(data, declaredMediaType) {
@@ -304,4 +355,5 @@ exports.toContentAsync = toContentAsync
 exports.classify = classify
 exports.isUtf8 = isUtf8
 exports.isTextualMediaType = isTextualMediaType
+exports.estimateTokens = estimateTokens
 exports.ToolOutputStore = ToolOutputStore

@@ -21,7 +21,7 @@ const parts = [
   { type: 'text', text: 'hello' },
   { type: 'text', text: '' },
   { type: 'text', text: 'caf\u00e9 \u{1F600} \u0000 end' },
-  { type: 'text', text: 'x'.repeat(100_000) },
+  { type: 'text', text: 'x'.repeat(40_000) }, // within the default text cap
   { type: 'text', text: 'a', annotations: { audience: ['user'] } },
   { type: 'text', text: 'a', annotations: { audience: ['assistant'] } },
   { type: 'text', text: 'a', annotations: { audience: ['user', 'assistant'] } },
@@ -44,7 +44,7 @@ const parts = [
   { type: 'resource_link', uri: 'file:///a.rs', name: 7 },
   { type: 'resource_link', uri: 'file:///a.rs', annotations: { audience: ['user'] } },
   { type: 'resource', resource: { uri: 'file:///R.md', mimeType: 'text/markdown', text: '# R' } },
-  { type: 'resource', resource: { uri: 'file:///R.md', text: 'x'.repeat(100_000) } },
+  { type: 'resource', resource: { uri: 'file:///R.md', text: 'x'.repeat(40_000) } },
   { type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } },
   { type: 'resource', resource: { uri: 'file:///R.md', text: 5 } },
   { type: 'resource', resource: { uri: 'file:///R.md', text: 5 }, annotations: { audience: ['user'] } },
@@ -175,7 +175,7 @@ test('media parts: a file part carries canonical base64 of the bytes checked', a
 })
 
 test('the entry exports the documented API only', () => {
-  assert.deepEqual(Object.keys(entry).sort(), ['ToolOutputStore', 'classify', 'isTextualMediaType', 'isUtf8', 'toContent', 'toContentAsync'])
+  assert.deepEqual(Object.keys(entry).sort(), ['ToolOutputStore', 'classify', 'estimateTokens', 'isTextualMediaType', 'isUtf8', 'toContent', 'toContentAsync'])
   assert.ok(Object.keys(native).includes('convertMedia'), 'the native layer is what the entry builds on')
 })
 
@@ -193,7 +193,7 @@ test('small parts that need a disk write still go to the thread pool and are sav
   const bytes = Buffer.from('PAR1\u0000\u0001\u0002PAR1')
   const part = { type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob: bytes.toString('base64') } }
   const { blob, mimeType, uri } = part.resource
-  assert.equal(native.convertMedia('inline', 'resource', blob, mimeType, uri, undefined, dir, undefined, false), undefined)
+  assert.equal(native.convertMedia('inline', 'resource', blob, mimeType, uri, undefined, dir, undefined, undefined, false), undefined)
   const out = await entry.toContentAsync(part, { outputDir: dir })
   const saved = /saved to (.+)\]$/.exec(out.text)?.[1]
   assert.ok(saved, out.text)
@@ -204,8 +204,8 @@ test('a Latin-1 read (the entry vouches for one-byte strings) answers as the UTF
   const png = corpus('fixture.png').toString('base64')
   const strings = [png, png.replace(/=+$/, ''), `${png.slice(0, 40)}\u00e9${png.slice(41)}`, `${png.slice(0, 40)} ${png.slice(41)}`, '']
   for (const s of strings) {
-    const viaUtf8 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, false)
-    const viaLatin1 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, true)
+    const viaUtf8 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, undefined, false)
+    const viaLatin1 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, undefined, true)
     assert.deepEqual(viaLatin1, viaUtf8, s.slice(0, 50))
   }
   // Above U+00FF the entry never vouches: U+0141 would fold into a valid 'A'.

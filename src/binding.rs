@@ -33,6 +33,7 @@ use crate::payload::{Base64Output, Payload};
 use crate::provider::{self, Profile};
 use crate::save::{self, SaveError};
 use crate::store::{self, StoreError};
+use crate::text_cap::{self, TextCap};
 use crate::{media_type, note, text};
 
 /// Errors thrown to JS carry one of these stable codes in `err.code`.
@@ -296,6 +297,7 @@ impl OwnedData {
 /// The provider profile and the store a conversion uses.
 struct Settings {
     profile: &'static Profile,
+    text_cap: TextCap,
     store: Arc<store::ToolOutputStore>,
 }
 
@@ -303,6 +305,7 @@ fn settings(
     provider: Option<Unknown>,
     output_dir: Option<Unknown>,
     store: Option<Unknown>,
+    max_text_tokens: Option<Unknown>,
 ) -> Result<Settings, String> {
     let name = string_arg(provider, "provider")?;
     let profile = provider::profile(name.as_deref()).ok_or_else(|| {
@@ -319,14 +322,109 @@ fn settings(
         ),
         (None, None) => default_store()?,
     };
-    Ok(Settings { profile, store })
+    let text_cap =
+        text_cap::cap_from(number_arg(max_text_tokens, "maxTextTokens")?).map_err(invalid)?;
+    Ok(Settings {
+        profile,
+        text_cap,
+        store,
+    })
 }
 
-/// Check a conversion's `provider` and `outputDir` without converting, so a
-/// bad option is refused even for a part that needs no native conversion.
-#[napi(catch_unwind, ts_args_type = "provider: unknown, outputDir: unknown")]
-pub fn check_options(provider: Option<Unknown>, output_dir: Option<Unknown>) -> Result<(), String> {
-    settings(provider, output_dir, None).map(|_| ())
+/// Check a conversion's `provider`, `outputDir` and `maxTextTokens` without
+/// converting, so a bad option is refused even for a part that needs no
+/// native conversion.
+#[napi(
+    catch_unwind,
+    ts_args_type = "provider: unknown, outputDir: unknown, maxTextTokens: unknown"
+)]
+pub fn check_options(
+    provider: Option<Unknown>,
+    output_dir: Option<Unknown>,
+    max_text_tokens: Option<Unknown>,
+) -> Result<(), String> {
+    settings(provider, output_dir, None, max_text_tokens).map(|_| ())
+}
+
+/// A text part's text bounded by the cap: `null` when it is within the cap
+/// (the entry keeps the caller's string), else a preview and a note naming
+/// the whole text, saved in the store under `mediaType`'s extension. `how`:
+/// `"sync"`, or `"async"` for a promise of it done on the libuv thread pool.
+#[napi(
+    catch_unwind,
+    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown",
+    ts_return_type = "string | null | Promise<string | null>"
+)]
+pub fn bound_text(
+    how: Unknown,
+    text: Unknown,
+    media_type: Option<Unknown>,
+    provider: Option<Unknown>,
+    output_dir: Option<Unknown>,
+    store: Option<Unknown>,
+    max_text_tokens: Option<Unknown>,
+) -> Result<Either<Option<String>, AsyncTask<BoundTextTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let settings = settings(provider, output_dir, store, max_text_tokens)?;
+    let media_type = string_arg(media_type, "mediaType")?;
+    let text = string_arg(Some(text), "text")?.unwrap_or_default();
+    let task = BoundTextTask {
+        text,
+        media_type,
+        settings,
+    };
+    match how.as_deref() {
+        Some("sync") => task.run().map(Either::A),
+        Some("async") => Ok(Either::B(AsyncTask::new(task))),
+        _ => Err(invalid("`how` must be 'sync' or 'async'")),
+    }
+}
+
+pub struct BoundTextTask {
+    text: String,
+    media_type: Option<String>,
+    settings: Settings,
+}
+
+impl BoundTextTask {
+    fn run(&self) -> Result<Option<String>, String> {
+        let extension = media_type::extension(self.media_type.as_deref().unwrap_or("text/plain"));
+        guarded(|| {
+            Ok(text_cap::bound(
+                &self.text,
+                self.settings.text_cap,
+                extension,
+                &self.settings.store,
+            ))
+        })
+    }
+}
+
+impl Task for BoundTextTask {
+    type Output = Result<Option<String>, String>;
+    type JsValue = Option<String>;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(self.run())
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output.map_err(|e| rejection(&env, e))
+    }
+}
+
+/// The default text cap, in estimated tokens.
+#[napi]
+pub fn default_max_text_tokens() -> f64 {
+    text_cap::DEFAULT_MAX_TEXT_TOKENS as f64
+}
+
+/// The tokens a text costs, estimated: a quarter per character, 1.5 per CJK
+/// character.
+#[napi(catch_unwind, ts_args_type = "text: unknown")]
+pub fn estimate_tokens(text: Unknown) -> Result<f64, String> {
+    let text = string_arg(Some(text), "text")?.ok_or_else(|| invalid("`text` is required"))?;
+    Ok(text_cap::estimate_tokens(&text) as f64)
 }
 
 /// A store handle argument; `None` when absent, undefined or null.
@@ -443,10 +541,11 @@ fn convert_now(
             Some(content::media_to_content(
                 &part,
                 settings.profile,
+                settings.text_cap,
                 &settings.store,
             ))
         } else {
-            content::media_to_content_without_disk(&part, settings.profile)
+            content::media_to_content_without_disk(&part, settings.profile, settings.text_cap)
         })
     })
 }
@@ -512,7 +611,7 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
 /// promise of the conversion on the libuv thread pool.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, dataIsLatin1: boolean",
+    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean",
     ts_return_type = "MediaAnswer | undefined | Promise<MediaAnswer>"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -525,6 +624,7 @@ pub fn convert_media<'env>(
     provider: Option<Unknown<'env>>,
     output_dir: Option<Unknown<'env>>,
     store: Option<Unknown<'env>>,
+    max_text_tokens: Option<Unknown<'env>>,
     data_is_latin1: Option<Unknown<'env>>,
 ) -> Result<Either3<MediaAnswer, (), AsyncTask<MediaTask>>, String> {
     let how = string_arg(Some(how), "how")?;
@@ -533,7 +633,7 @@ pub fn convert_media<'env>(
         declared: string_arg(mime_type, "mimeType")?,
         uri: string_arg(uri, "uri")?,
     };
-    let settings = settings(provider, output_dir, store)?;
+    let settings = settings(provider, output_dir, store, max_text_tokens)?;
     let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => {

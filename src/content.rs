@@ -1,6 +1,8 @@
 //! One MCP content part in, one model part out: the pipeline
 //! payload -> classify -> route -> (store) -> part.
 
+use std::io::{self, Write};
+
 use crate::classify::{self, Classification};
 use crate::media_type;
 use crate::note::{self, Label};
@@ -8,7 +10,8 @@ use crate::payload::{Base64Output, Data, Payload};
 use crate::provider::Profile;
 use crate::route::{self, Reason, Route};
 use crate::store::ToolOutputStore;
-use crate::text;
+use crate::text::{self, TextEncoding};
+use crate::text_cap::{self, TextCap};
 
 /// Which MCP (or opencode) part the media came in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,9 +69,15 @@ pub enum ModelPart {
     },
 }
 
-/// Convert a media part for `profile`, saving what cannot be sent in `store`.
-pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputStore) -> ModelPart {
-    match plan(part, profile) {
+/// Convert a media part for `profile`, text bounded by `cap`, saving what
+/// cannot be sent in `store`.
+pub fn media_to_content(
+    part: &MediaPart,
+    profile: &Profile,
+    cap: TextCap,
+    store: &ToolOutputStore,
+) -> ModelPart {
+    match plan(part, profile, cap) {
         Plan::Done(model_part) => model_part,
         Plan::Save {
             data,
@@ -76,15 +85,26 @@ pub fn media_to_content(part: &MediaPart, profile: &Profile, store: &ToolOutputS
             label,
             reason,
         } => spill(&data, &media_type, label, &reason, store),
+        Plan::SaveText {
+            data,
+            decoded,
+            media_type,
+            label,
+            cap,
+        } => spill_text(&data, decoded.as_deref(), &media_type, label, cap, store),
     }
 }
 
 /// Convert a media part unless that needs a disk write: `None` when the
 /// part must be saved, so a caller on the JS thread can hand it to a worker.
-pub fn media_to_content_without_disk(part: &MediaPart, profile: &Profile) -> Option<ModelPart> {
-    match plan(part, profile) {
+pub fn media_to_content_without_disk(
+    part: &MediaPart,
+    profile: &Profile,
+    cap: TextCap,
+) -> Option<ModelPart> {
+    match plan(part, profile, cap) {
         Plan::Done(model_part) => Some(model_part),
-        Plan::Save { .. } => None,
+        Plan::Save { .. } | Plan::SaveText { .. } => None,
     }
 }
 
@@ -97,9 +117,19 @@ enum Plan<'a> {
         label: Label<'a>,
         reason: Reason,
     },
+    /// Text over the cap: a preview, and the whole saved. `decoded` is the
+    /// text when it was decoded whole; else the data is UTF-8 too long to
+    /// need counting, streamed to the store as it is.
+    SaveText {
+        data: Data<'a>,
+        decoded: Option<String>,
+        media_type: String,
+        label: Label<'a>,
+        cap: u64,
+    },
 }
 
-fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
+fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
     let label = match (part.kind, part.uri.filter(|u| !u.is_empty())) {
         (_, Some(uri)) => Label::Resource(uri),
         (MediaKind::Image, None) => Label::Image,
@@ -138,12 +168,38 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
                 filename: part.uri.and_then(file_name),
             })
         }
-        Route::Text { media_type } => match decoded_text(&data, &c) {
-            Some(text) => {
-                return Plan::Done(ModelPart::Text(note::text(label, &media_type, &text)))
+        Route::Text { media_type } => {
+            let encoding = c.text_encoding;
+            // Too long to be within the cap whatever it says: not decoded whole.
+            if let (Some(cap), Some(TextEncoding::Ascii | TextEncoding::Utf8)) = (cap, encoding) {
+                if text_cap::surely_over(data.len(), Some(cap)) {
+                    return Plan::SaveText {
+                        data,
+                        decoded: None,
+                        media_type,
+                        label,
+                        cap,
+                    };
+                }
             }
-            None => (c.media_type, Reason::NotText),
-        },
+            match decoded_text(&data, &c) {
+                Some(text) => match cap.filter(|_| text_cap::is_over(&text, cap)) {
+                    Some(cap) => {
+                        return Plan::SaveText {
+                            data,
+                            decoded: Some(text),
+                            media_type,
+                            label,
+                            cap,
+                        }
+                    }
+                    None => {
+                        return Plan::Done(ModelPart::Text(note::text(label, &media_type, &text)))
+                    }
+                },
+                None => (c.media_type, Reason::NotText),
+            }
+        }
         Route::Spill { media_type, reason } => (media_type, reason),
     };
     Plan::Save {
@@ -178,6 +234,54 @@ fn spill(
         Err(error) => note::save_failed(label, media_type, byte_length, reason, &error.to_string()),
     };
     ModelPart::Text(text)
+}
+
+/// A text over the cap: its header, a preview, and the whole text saved
+/// (the decoded text, or the UTF-8 data streamed as it is).
+fn spill_text(
+    data: &Data,
+    decoded: Option<&str>,
+    media_type: &str,
+    label: Label,
+    cap: u64,
+    store: &ToolOutputStore,
+) -> ModelPart {
+    let extension = media_type::extension(media_type);
+    let quarters = text_cap::preview_quarters(cap);
+    let head;
+    let start = match decoded {
+        Some(text) => text,
+        None => {
+            head = data.prefix(text_cap::preview_bytes(quarters));
+            // The head may end inside a character: stop before it.
+            match std::str::from_utf8(&head) {
+                Ok(text) => text,
+                Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+            }
+        }
+    };
+    let preview = text_cap::preview(start, quarters);
+    let (whole, saved) = match decoded {
+        Some(text) => (
+            text_cap::LineCounter::of(text.as_bytes()),
+            store.save(text.as_bytes(), extension),
+        ),
+        None => {
+            // Streamed: counted on the way to the file, or to nowhere if the
+            // save failed before all of it was written.
+            let mut whole = text_cap::LineCounter::default();
+            let saved = store.save_with(extension, |writer: &mut dyn Write| {
+                data.write_to(&mut whole.wrap(writer))
+            });
+            if saved.is_err() {
+                whole = text_cap::LineCounter::default();
+                let _ = data.write_to(&mut whole.wrap(&mut io::sink()));
+            }
+            (whole, saved)
+        }
+    };
+    let header = note::text(label, media_type, "");
+    ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved))
 }
 
 /// The last path segment of a uri, as a file name for providers that want one.
@@ -216,6 +320,8 @@ mod tests {
     use crate::base64_data;
     use crate::provider::DEFAULT;
 
+    const CAP: TextCap = Some(text_cap::DEFAULT_MAX_TEXT_TOKENS);
+
     fn store() -> (tempfile::TempDir, ToolOutputStore) {
         let dir = tempfile::tempdir().unwrap();
         let store = ToolOutputStore::new(Some(dir.path().join("out")), None).unwrap();
@@ -237,7 +343,7 @@ mod tests {
         let b64 = base64_data::encode(b"# Title\n\nBody");
         let part = resource("file:///README.md", "text/markdown", &b64);
         assert_eq!(
-            media_to_content(&part, &DEFAULT, &store),
+            media_to_content(&part, &DEFAULT, CAP, &store),
             ModelPart::Text("[Resource file:///README.md (text/markdown)]\n# Title\n\nBody".into())
         );
     }
@@ -252,7 +358,7 @@ mod tests {
             "application/vnd.apache.parquet",
             &b64,
         );
-        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
             panic!("expected a note");
         };
         let prefix = "[Binary resource file:///data.parquet (application/vnd.apache.parquet, 12 bytes): application/vnd.apache.parquet is not accepted; saved to ";
@@ -276,7 +382,7 @@ mod tests {
             Payload::Base64(wrapped.as_bytes()),
         );
         assert_eq!(
-            media_to_content(&part, &DEFAULT, &store),
+            media_to_content(&part, &DEFAULT, CAP, &store),
             ModelPart::File {
                 media_type: "image/png",
                 data: Base64Output::Encoded(canonical),
@@ -289,7 +395,7 @@ mod tests {
         let wrapped = line_broken_unpadded(&base64_data::encode(&over));
         for payload in [Payload::Base64(wrapped.as_bytes()), Payload::Bytes(&over)] {
             let part = MediaPart::new(MediaKind::Image, None, Some("image/png"), payload);
-            let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+            let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
                 panic!("an image over the limit was attached");
             };
             let prefix = "[Binary image (image/png, 3932161 bytes): 5.3 MB as base64, over the 5.2 MB limit; saved to ";
@@ -306,7 +412,7 @@ mod tests {
         let (dir, store) = store();
         let part = resource("file:///x.png", "image/png", "ab!d");
         assert_eq!(
-            media_to_content(&part, &DEFAULT, &store),
+            media_to_content(&part, &DEFAULT, CAP, &store),
             ModelPart::Text(
                 "[Resource file:///x.png (image/png): invalid base64 data (unexpected character '!' at symbol 2); nothing was saved]".into()
             )
@@ -318,7 +424,7 @@ mod tests {
             payload: Payload::Base64(b""),
         };
         assert_eq!(
-            media_to_content(&part, &DEFAULT, &store),
+            media_to_content(&part, &DEFAULT, CAP, &store),
             ModelPart::Text("[Image (image/png): empty data; nothing was saved]".into())
         );
         assert!(!dir.path().join("out").exists());
@@ -336,7 +442,7 @@ mod tests {
             declared_media_type: Some("audio/x-thing"),
             payload: Payload::Bytes(b"\x00\x01\x02\x03"),
         };
-        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
             panic!("expected a note");
         };
         assert!(
@@ -352,7 +458,7 @@ mod tests {
         let markdown = base64_data::encode(b"# Title");
         let part = resource("file:///README.md", "text/markdown", &markdown);
         assert_eq!(
-            media_to_content_without_disk(&part, &DEFAULT),
+            media_to_content_without_disk(&part, &DEFAULT, CAP),
             Some(ModelPart::Text(
                 "[Resource file:///README.md (text/markdown)]\n# Title".into()
             ))
@@ -363,7 +469,7 @@ mod tests {
             "application/vnd.apache.parquet",
             &parquet,
         );
-        assert_eq!(media_to_content_without_disk(&part, &DEFAULT), None);
+        assert_eq!(media_to_content_without_disk(&part, &DEFAULT, CAP), None);
     }
 
     #[test]
@@ -381,5 +487,67 @@ mod tests {
         assert!(is_for_model::<&str>(None));
         assert!(is_for_model(Some(&["user", "assistant"][..])));
         assert!(!is_for_model(Some(&["user"][..])));
+    }
+
+    fn saved_path(note: &str) -> &str {
+        note.rsplit_once(" saved to ")
+            .unwrap()
+            .1
+            .trim_end_matches(']')
+    }
+
+    #[test]
+    fn a_text_blob_over_the_cap_is_previewed_and_saved_whole() {
+        let (_dir, store) = store();
+        let text: String = (0..2000)
+            .map(|i| format!("row {i}: some words\n"))
+            .collect();
+        let b64 = base64_data::encode(text.as_bytes());
+        let part = resource("file:///big.md", "text/markdown", &b64);
+        assert_eq!(
+            media_to_content_without_disk(&part, &DEFAULT, Some(1000)),
+            None
+        );
+        let ModelPart::Text(out) = media_to_content(&part, &DEFAULT, Some(1000), &store) else {
+            panic!("expected text");
+        };
+        assert!(out.starts_with("[Resource file:///big.md (text/markdown)]\nrow 0: some words\n"));
+        let note = out.lines().last().unwrap();
+        assert!(
+            note.contains(" of 2000 lines are shown above; the whole text ("),
+            "{note}"
+        );
+        assert_eq!(std::fs::read_to_string(saved_path(note)).unwrap(), text);
+        assert!(saved_path(note).ends_with(".md"));
+        // Off: the whole text.
+        let ModelPart::Text(out) = media_to_content(&part, &DEFAULT, None, &store) else {
+            panic!("expected text");
+        };
+        assert!(out.ends_with("row 1999: some words\n"));
+    }
+
+    #[test]
+    fn a_huge_utf8_blob_is_streamed_not_decoded_whole() {
+        let (_dir, store) = store();
+        // 16 bytes per token of the cap and more: over without counting.
+        let line = "é".repeat(40) + "\n";
+        let text = line.repeat(300);
+        let part = MediaPart::new(
+            MediaKind::Media,
+            Some("file:///accents.txt"),
+            Some("text/plain"),
+            Payload::Bytes(text.as_bytes()),
+        );
+        let ModelPart::Text(out) = media_to_content(&part, &DEFAULT, Some(100), &store) else {
+            panic!("expected text");
+        };
+        let body = out
+            .strip_prefix("[Resource file:///accents.txt (text/plain)]\n")
+            .unwrap();
+        assert!(body.starts_with(&line), "{out}");
+        let note = out.lines().last().unwrap();
+        assert!(note.contains(" of 300 lines are shown above"), "{note}");
+        assert!(note.contains(&format!("({} bytes)", text.len())), "{note}");
+        assert_eq!(std::fs::read(saved_path(note)).unwrap(), text.as_bytes());
     }
 }

@@ -24,6 +24,7 @@ pub mod save;
 pub mod sniff;
 pub mod store;
 pub mod text;
+pub mod text_cap;
 
 #[cfg(feature = "binding")]
 #[allow(unsafe_code)]

@@ -130,6 +130,38 @@ pub fn unreadable(label: Label, media_type: &str, problem: &str) -> String {
     )
 }
 
+/// The note after the preview of a text over the cap:
+/// `[Text truncated: the first <n> of <L> lines are shown above; the whole
+/// text (<N> bytes) is saved to <path>]`; when even the first line was too
+/// long, `the first <c> characters of line 1 (of <L> lines) are shown above`;
+/// when the save failed, `could not be saved: <why>`.
+pub fn truncated(
+    shown: TextShown,
+    byte_length: u64,
+    lines: u64,
+    saved: Result<std::borrow::Cow<str>, String>,
+) -> String {
+    let shown = match shown {
+        TextShown::Lines(n) => format!("the first {n} of {lines} lines are shown above"),
+        TextShown::StartOfLine(chars) => {
+            format!("the first {chars} characters of line 1 (of {lines} lines) are shown above")
+        }
+    };
+    let whole = format!("the whole text ({byte_length} bytes)");
+    match saved {
+        Ok(path) => format!("[Text truncated: {shown}; {whole} is saved to {path}]"),
+        Err(reason) => format!("[Text truncated: {shown}; {whole} could not be saved: {reason}]"),
+    }
+}
+
+/// How much of a truncated text the preview holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextShown {
+    Lines(u64),
+    /// The first line alone was too long: this many characters of it.
+    StartOfLine(u64),
+}
+
 /// `[Unsupported content part of type "<type>"]`
 pub fn unsupported_part(part_type: &str) -> String {
     format!("[Unsupported content part of type \"{part_type}\"]")
