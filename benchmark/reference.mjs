@@ -30,6 +30,7 @@
 import { Buffer, isUtf8 } from 'node:buffer'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { fileTypeFromBuffer } from 'file-type'
@@ -267,6 +268,76 @@ function decodeText(buf, encoding) {
   let text = ''
   for (let i = 0; i < units.length; i += 8192) text += String.fromCharCode(...units.subarray(i, i + 8192))
   return text
+}
+
+// -------------------------------------------------------------- text cap
+
+const MAX_TEXT_TOKENS = 12_500
+const CJK = /[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u30FF\u3100-\u31FF\u3200-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF\u{20000}-\u{3FFFF}]/u
+
+/** A quarter token a character, 1.5 a CJK character. */
+export function estimateTokens(text) {
+  let cjk = 0
+  let other = 0
+  for (const ch of text) CJK.test(ch) ? cjk++ : other++
+  return Math.ceil(other / 4) + Math.ceil((cjk * 3) / 2)
+}
+
+/** Whole lines within `quarters` quarter tokens, or the start of line 1. */
+function preview(text, quarters) {
+  let spent = 0
+  let lastLineEnd = -1
+  let lines = 0
+  let at = 0
+  for (const ch of text) {
+    spent += CJK.test(ch) ? 6 : 1
+    if (spent > quarters) {
+      if (lastLineEnd >= 0) return { text: text.slice(0, lastLineEnd), lines }
+      const start = text.slice(0, at)
+      return { text: start, chars: [...start].length }
+    }
+    at += ch.length
+    if (ch === '\n') {
+      lines++
+      lastLineEnd = at
+    }
+  }
+  return { text, lines: lines + (text && !text.endsWith('\n') ? 1 : 0) }
+}
+
+function countLines(buf) {
+  let lines = 0
+  for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) lines++
+  return lines + (buf.length && buf[buf.length - 1] !== 10 ? 1 : 0)
+}
+
+/**
+ * `header + text` when within the cap, else `header`, a preview and a note on
+ * the whole text, saved. `whole`: the bytes to save when they are not simply
+ * the text's UTF-8, with `text` then only their start (`surelyOver`).
+ */
+async function bounded(header, text, ext, outputDir, { whole = null, surelyOver = false } = {}) {
+  const over = surelyOver || (text.length * 1.5 > MAX_TEXT_TOKENS && estimateTokens(text) > MAX_TEXT_TOKENS)
+  if (!over) return header + text
+  const bytes = whole ?? Buffer.from(text)
+  const p = preview(text, (MAX_TEXT_TOKENS / 5) * 4)
+  const lines = countLines(bytes)
+  const shown = p.lines !== undefined ? `the first ${p.lines} of ${lines} lines` : `the first ${p.chars} characters of line 1 (of ${lines} lines)`
+  const start = p.text && !p.text.endsWith('\n') ? `${p.text}\n` : p.text
+  const lead = `${header}${start}[Text truncated: ${shown} are shown above; the whole text (${bytes.length} bytes)`
+  try {
+    return `${lead} is saved to ${await save(outputDir, bytes, ext)}]`
+  } catch (error) {
+    return `${lead} could not be saved: ${error.message}]`
+  }
+}
+
+/** The start of a UTF-8 text blob too long to be within the cap (16 bytes a token), or null. */
+function headOfLongUtf8(buf) {
+  if (buf.length / 16 <= MAX_TEXT_TOKENS) return null
+  let end = Math.min(buf.length, (MAX_TEXT_TOKENS / 5) * 4 * 4 + 4)
+  while (end > 0 && end < buf.length && (buf[end] & 0xc0) === 0x80) end--
+  return buf.toString('utf8', 0, end)
 }
 
 // -------------------------------------------------------------- sniffing
@@ -829,7 +900,16 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
     if (filename) part.filename = filename
     return part
   }
-  if (d.route === 'text') return { type: 'text', text: `[${label} (${d.mediaType})]\n${decodeText(buf, d.encoding)}` }
+  if (d.route === 'text') {
+    const header = `[${label} (${d.mediaType})]\n`
+    const ext = extension(d.mediaType)
+    const head = d.encoding === 'utf-8' ? headOfLongUtf8(buf) : null
+    const text =
+      head !== null
+        ? await bounded(header, head, ext, outputDir, { whole: buf, surelyOver: true })
+        : await bounded(header, decodeText(buf, d.encoding), ext, outputDir)
+    return { type: 'text', text }
+  }
   try {
     const file = await save(outputDir, buf, extension(d.mediaType))
     return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes): ${d.reason}; saved to ${file}]` }
@@ -843,12 +923,13 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
  * an MCP content part, or null when its audience leaves the assistant out.
  */
 export async function toContentJs(part, { outputDir } = {}) {
+  const dir = outputDir ?? path.join(os.tmpdir(), `mcp-content-${process.getuid?.() ?? process.env.USERNAME}`, 'tool-output')
   if (part === null || typeof part !== 'object') throw invalidArgument('a content part must be an object with a `type`')
   if (!isForModel(part)) return null
   const type = str(part.type) ?? ''
   switch (type) {
     case 'text':
-      return { type: 'text', text: str(part.text) ?? '' }
+      return { type: 'text', text: await bounded('', str(part.text) ?? '', 'txt', dir) }
     case 'image':
     case 'audio':
       return mediaToContent(type, undefined, str(part.mimeType), part.data, outputDir)
@@ -860,7 +941,7 @@ export async function toContentJs(part, { outputDir } = {}) {
       const uri = str(r.uri) ?? ''
       if (typeof r.text === 'string') {
         const mt = essence(r.mimeType) || 'text/plain'
-        return { type: 'text', text: `[${uri ? `Resource ${uri}` : 'Media'} (${mt})]\n${r.text}` }
+        return { type: 'text', text: await bounded(`[${uri ? `Resource ${uri}` : 'Media'} (${mt})]\n`, r.text, extension(mt), dir) }
       }
       return mediaToContent('media', uri, str(r.mimeType), r.blob, outputDir)
     }
