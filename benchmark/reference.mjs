@@ -848,6 +848,19 @@ async function save(outputDir, buf, ext) {
 
 // ------------------------------------------------------------------ parts
 
+/** A server's string in a note: at most 500 characters, structure characters percent-encoded. */
+function server(s) {
+  // eslint-disable-next-line no-control-regex
+  const escaped = [...s].slice(0, 500).map((c) => (/[\p{Cc}[\]()\u2028\u2029]/u.test(c) ? encodeURIComponent(c).replace(/[()]/g, (p) => `%${p.charCodeAt(0).toString(16).toUpperCase()}`) : c))
+  return cut(s, 500, escaped.join(''))
+}
+
+/** `s` cut to `max` characters, saying how many more there were. */
+function cut(s, max, shown = [...s].slice(0, max).join('')) {
+  const total = [...s].length
+  return total > max ? `${shown}… (+${total - max} characters)` : shown
+}
+
 function invalidArgument(message) {
   return Object.assign(new TypeError(message), { code: 'INVALID_ARGUMENT' })
 }
@@ -867,12 +880,12 @@ const str = (v) => (typeof v === 'string' ? v : undefined)
 
 /** One media part: validate, decode, classify, route, save. */
 async function mediaToContent(kind, uri, mimeType, data, outputDir) {
-  const label = uri ? `Resource ${uri}` : kind[0].toUpperCase() + kind.slice(1)
-  const binaryLabel = uri ? `Binary resource ${uri}` : `Binary ${kind}`
+  const label = uri ? `Resource ${server(uri)}` : kind[0].toUpperCase() + kind.slice(1)
+  const binaryLabel = uri ? `Binary resource ${server(uri)}` : `Binary ${kind}`
   const declared = essence(mimeType) || null
   const unreadable = (problem, mt = declared ?? OCTET_STREAM) => ({
     type: 'text',
-    text: `[${label} (${mt}): ${problem}; nothing was saved]`,
+    text: `[${label} (${server(mt)}): ${problem}; nothing was saved]`,
   })
 
   let buf
@@ -901,7 +914,7 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
     return part
   }
   if (d.route === 'text') {
-    const header = `[${label} (${d.mediaType})]\n`
+    const header = `[${label} (${server(d.mediaType)})]\n`
     const ext = extension(d.mediaType)
     const head = d.encoding === 'utf-8' ? headOfLongUtf8(buf) : null
     const text =
@@ -912,9 +925,9 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
   }
   try {
     const file = await save(outputDir, buf, extension(d.mediaType))
-    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes): ${d.reason}; saved to ${file}]` }
+    return { type: 'text', text: `[${binaryLabel} (${server(d.mediaType)}, ${buf.length} bytes): ${d.reason}; saved to ${file}]` }
   } catch (error) {
-    return { type: 'text', text: `[${binaryLabel} (${d.mediaType}, ${buf.length} bytes): ${d.reason}; could not be saved: ${error.message}]` }
+    return { type: 'text', text: `[${binaryLabel} (${server(d.mediaType)}, ${buf.length} bytes): ${d.reason}; could not be saved: ${error.message}]` }
   }
 }
 
@@ -941,16 +954,16 @@ export async function toContentJs(part, { outputDir } = {}) {
       const uri = str(r.uri) ?? ''
       if (typeof r.text === 'string') {
         const mt = essence(r.mimeType) || 'text/plain'
-        return { type: 'text', text: await bounded(`[${uri ? `Resource ${uri}` : 'Media'} (${mt})]\n`, r.text, extension(mt), dir) }
+        return { type: 'text', text: await bounded(`[${uri ? `Resource ${server(uri)}` : 'Media'} (${server(mt)})]\n`, r.text, extension(mt), dir) }
       }
       return mediaToContent('media', uri, str(r.mimeType), r.blob, outputDir)
     }
     case 'resource_link': {
       const size = part.size
-      const details = [str(part.name), str(part.mimeType), Number.isInteger(size) && size >= 0 ? `${size} bytes` : undefined]
-        .filter((s) => s)
-      let text = `[Resource link ${str(part.uri) ?? ''}${details.length ? ` (${details.join(', ')})` : ''}]`
-      if (str(part.description)) text += `\n${part.description}`
+      const details = [str(part.name), str(part.mimeType)].filter((s) => s).map(server)
+      if (Number.isSafeInteger(size) && size >= 0) details.push(`${size} bytes`)
+      let text = `[Resource link ${server(str(part.uri) ?? '')}${details.length ? ` (${details.join(', ')})` : ''}]`
+      if (str(part.description)) text += `\n${cut(part.description, 2000)}`
       return { type: 'text', text }
     }
     default:
