@@ -23,6 +23,7 @@ const TypedArrayBuffer = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'b
 const TypedArrayByteLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'byteLength').get
 const Uint8ArrayConstructor = Uint8Array
 const TypeErrorConstructor = TypeError
+const RangeErrorConstructor = RangeError
 // Node's base64 encoder (also in Bun); the public Buffer#toString reaches it
 // through prototype lookups that could be replaced.
 const base64Slice = Buffer.prototype.base64Slice
@@ -125,10 +126,25 @@ class LongText {
   }
 }
 
+/**
+ * `header + text` (a rope: a long text is never copied). A text near the
+ * engine's longest string has no room for the header: a coded error, not a
+ * bare RangeError (only with the cap turned off; the cap keeps texts short).
+ */
+function join(header, text) {
+  try {
+    return header + text
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    const tooLong = new RangeErrorConstructor(`text of ${text.length} characters is too long to send with its header; keep maxTextTokens on`)
+    ObjectDefineProperty(tooLong, 'code', { value: 'TEXT_TOO_LONG', writable: true, enumerable: true, configurable: true })
+    throw tooLong
+  }
+}
+
 /** A text part, or a LongText when its length alone does not settle the cap. */
 function textOrLong(header, text, mediaType, options) {
-  // Header and text are joined here: a long text is never copied.
-  if (isShortText(text, options)) return textPart(header + text)
+  if (isShortText(text, options)) return textPart(join(header, text))
   return new LongText(header, text, mediaType)
 }
 
@@ -138,7 +154,7 @@ function boundText(how, long, options) {
 }
 
 function fromBounded(bounded, long) {
-  return textPart(long.header + (bounded === null ? long.text : bounded))
+  return textPart(join(long.header, bounded === null ? long.text : bounded))
 }
 
 // ------------------------------------------------------------------ parts

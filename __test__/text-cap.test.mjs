@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { loadBinding, tempDir } from './fixtures/index.mjs'
 
-const { toContent, toContentAsync, estimateTokens } = loadBinding()
+const { toContent, toContentAsync, estimateTokens, ToolOutputStore } = loadBinding()
 
 const NOTE = /^\[Text truncated: the first (\d+) of (\d+) lines are shown above; the whole text \((\d+) bytes\) is saved to (.+)\]$/
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -109,13 +109,37 @@ describe('text cap', () => {
   })
 
   test('memory stays bounded: a 600 MiB text Buffer becomes a short preview', async (t) => {
-    const dir = tempDir(t)
+    // Over V8's longest string: decoding it whole used to fail after GBs of RSS.
+    // A store cap of 1 MiB refuses the copy before a byte is written.
+    const store = new ToolOutputStore(tempDir(t), { maxBytes: 1024 * 1024 })
     const size = 600 * 1024 * 1024
-    const blob = Buffer.alloc(size, 'a line of plain text\n')
-    const out = truncated(await toContentAsync({ type: 'resource', resource: { uri: 'file:///huge.log', mimeType: 'text/plain', blob } }, { outputDir: dir }), '[Resource file:///huge.log (text/plain)]\n')
-    assert.equal(out.bytes, size)
-    assert.ok(out.preview.length < 20_000)
-    assert.equal(fs.statSync(out.path).size, size)
-    fs.rmSync(out.path)
+    const blob = Buffer.alloc(size, 'a')
+    const out = await toContentAsync({ type: 'resource', resource: { uri: 'file:///huge.log', mimeType: 'text/plain', blob } }, { store })
+    assert.match(
+      out.text,
+      new RegExp(`^\\[Resource file:///huge\\.log \\(text/plain\\)\\]\\na+\\n\\[Text truncated: the first \\d+ characters of line 1 \\(of 1 lines\\) are shown above; the whole text \\(${size} bytes\\) could not be saved: ${size} bytes is over the store's size cap of 1048576 bytes\\]$`),
+    )
+    assert.ok(out.text.length < 20_000)
   })
+})
+
+test('a text at the engine\'s longest string, cap off: a coded error, not a bare RangeError', () => {
+  let text
+  for (const length of [2 ** 29 - 24, 2 ** 30 - 25, 2 ** 28 - 16]) {
+    try {
+      text = 'x'.repeat(length)
+      break
+    } catch {
+      // shorter limit on this engine
+    }
+  }
+  const part = { type: 'resource', resource: { uri: 'file:///a', text } }
+  let outcome
+  try {
+    outcome = toContent(part, { maxTextTokens: Infinity }).text.length
+  } catch (error) {
+    outcome = error.code
+  }
+  // Either the engine can hold the header too (then it is all there), or the error is coded.
+  assert.ok(outcome === 'TEXT_TOO_LONG' || outcome === text.length + '[Resource file:///a (text/plain)]\n'.length, String(outcome))
 })

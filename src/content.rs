@@ -223,7 +223,10 @@ fn spill(
 ) -> ModelPart {
     let byte_length = data.len() as u64;
     let extension = media_type::extension(media_type);
-    let text = match store.save_with(extension, |writer| data.write_to(writer)) {
+    let saved = store
+        .check_fits(byte_length)
+        .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)));
+    let text = match saved {
         Ok(saved) => note::saved(
             label,
             media_type,
@@ -270,8 +273,10 @@ fn spill_text(
             // Streamed: counted on the way to the file, or to nowhere if the
             // save failed before all of it was written.
             let mut whole = text_cap::LineCounter::default();
-            let saved = store.save_with(extension, |writer: &mut dyn Write| {
-                data.write_to(&mut whole.wrap(writer))
+            let saved = store.check_fits(data.len() as u64).and_then(|()| {
+                store.save_with(extension, |writer: &mut dyn Write| {
+                    data.write_to(&mut whole.wrap(writer))
+                })
             });
             if saved.is_err() {
                 whole = text_cap::LineCounter::default();

@@ -500,7 +500,7 @@ impl ToolOutputStore {
     }
 
     /// A blob of `byte_length` bytes can never fit: refuse it before writing.
-    fn check_fits(&self, byte_length: u64) -> Result<(), StoreError> {
+    pub fn check_fits(&self, byte_length: u64) -> Result<(), StoreError> {
         if byte_length > self.max_bytes {
             return Err(StoreError::OverCap {
                 byte_length,
