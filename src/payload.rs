@@ -104,6 +104,8 @@ impl<'a> Data<'a> {
         match (&self.source, self.full.get()) {
             (Source::Bytes(bytes), _) => Cow::Borrowed(&bytes[..len.min(bytes.len())]),
             (_, Some(full)) => Cow::Borrowed(&full[..len.min(full.len())]),
+            // The head decoded on opening already holds it: no second decode.
+            (Source::Base64(_), None) if len <= self.head.len() => Cow::Borrowed(&self.head[..len]),
             (Source::Base64(b64), None) => Cow::Owned(b64.decode_head(len)),
         }
     }
@@ -156,6 +158,15 @@ mod tests {
         assert!(data.full.get().is_none(), "streaming must not keep a copy");
         assert_eq!(data.full(), &bytes[..]);
         assert_eq!(data.canonical_base64(), Base64Output::InputString);
+    }
+
+    #[test]
+    fn a_prefix_within_the_head_is_borrowed_not_decoded_again() {
+        let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let encoded = base64_data::encode(&bytes);
+        let data = Data::open(Payload::Base64(encoded.as_bytes())).unwrap();
+        assert!(matches!(data.prefix(1000), Cow::Borrowed(b) if b == &bytes[..1000]));
+        assert!(matches!(data.prefix(HEAD_LEN + 1), Cow::Owned(b) if b == bytes[..HEAD_LEN + 1]));
     }
 
     #[test]
