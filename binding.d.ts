@@ -50,6 +50,7 @@ export interface Classification {
   height?: number
   textEncoding?: 'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be'
   problem?: string
+  repair?: string
 }
 
 /** Classify bytes or a base64 string. */

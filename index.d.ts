@@ -80,6 +80,11 @@ export interface Classification {
   textEncoding?: 'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be'
   /** Why the bytes cannot be used as declared (invalid base64, truncated PNG, ...). */
   problem?: string
+  /**
+   * A PNG whose only damage is bad CRCs on ancillary chunks: what the copy
+   * sent instead leaves out, e.g. `dropped ancillary chunk iCCP with a bad CRC`.
+   */
+  repair?: string
 }
 
 /**

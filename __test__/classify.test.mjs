@@ -29,6 +29,7 @@ function checkShape(c, byteLength) {
   for (const k of ['width', 'height']) if (c[k] !== undefined) assert.equal(typeof c[k], 'number')
   if (c.textEncoding !== undefined) assert.ok(['ascii', 'utf-8', 'utf-16le', 'utf-16be'].includes(c.textEncoding), c.textEncoding)
   if (c.problem !== undefined) assert.equal(typeof c.problem, 'string')
+  if (c.repair !== undefined) assert.equal(typeof c.repair, 'string')
 }
 
 describe('classify', () => {
@@ -127,6 +128,40 @@ describe('classify', () => {
       const c = classify(bytes, 'image/png')
       assert.equal(typeof c.problem, 'string', `${name} png: no problem reported: ${JSON.stringify(c)}`)
       assert.ok(c.problem.length > 0)
+    }
+  })
+
+  test('aliases of the sniffed format are not mismatches: ico declared image/x-icon or its IANA name', () => {
+    for (const name of ['fixture.ico', 'fixture.cur']) {
+      for (const declared of ['image/x-icon', 'image/vnd.microsoft.icon', 'IMAGE/X-ICON; a=b']) {
+        const c = classify(corpus(name), declared)
+        checkShape(c)
+        assert.equal(c.sniffedMediaType, 'image/vnd.microsoft.icon')
+        assert.equal(c.problem, undefined, `${name} declared ${declared}: ${c.problem}`)
+      }
+    }
+    assert.equal(classify(corpus('fixture.jpg'), 'image/pjpeg').problem, undefined)
+    assert.equal(classify(corpus('fixture.ico'), 'image/png').problem, 'declared image/png but the bytes are image/vnd.microsoft.icon')
+  })
+
+  test('text declared as an image reports the mismatch', () => {
+    for (const declared of ['image/png', 'image/jpeg', 'image/x-icon']) {
+      const c = classify(Buffer.from('404 Not Found\n'), declared)
+      assert.equal(c.kind, 'text')
+      assert.equal(c.mediaType, 'text/plain')
+      assert.equal(c.problem, `declared ${declared} but the bytes are text`)
+    }
+    // svg is textual: declaring it on text is no mismatch.
+    assert.equal(classify(Buffer.from('404 Not Found\n'), 'image/svg+xml').problem, undefined)
+  })
+
+  test('bytes of no known format declared image/png are application/octet-stream', () => {
+    for (const data of [randomBytes(2000, 5), b64(randomBytes(2000, 5))]) {
+      const c = classify(data, 'image/png')
+      assert.equal(c.kind, 'binary')
+      assert.equal(c.mediaType, 'application/octet-stream')
+      assert.equal(c.declaredMediaType, 'image/png')
+      assert.equal(c.problem, 'declared image/png but the bytes do not match that format')
     }
   })
 

@@ -121,7 +121,9 @@ test('parts without binary data: the answers', () => {
     [{ type: 'resource_link', uri: 'file:///a', size: 1e300 }, { type: 'text', text: '[Resource link file:///a]' }],
     [{ type: 'resource_link' }, { type: 'text', text: '[Resource link ]' }],
     [{ type: 'resource', resource: { uri: 'file:///R.md', mimeType: 'text/markdown', text: '# R' } }, { type: 'text', text: '[Resource file:///R.md (text/markdown)]\n# R' }],
-    [{ type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } }, { type: 'text', text: '[Media (text/plain)]\nno uri' }],
+    // The label keeps the parameters that say how the text reads.
+    [{ type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } }, { type: 'text', text: '[Media (text/plain; charset=utf-8)]\nno uri' }],
+    [{ type: 'resource', resource: { text: 'x', mimeType: 'text/plain; name=a.txt' } }, { type: 'text', text: '[Media (text/plain)]\nx' }],
     [{ type: 'resource', resource: null }, { type: 'text', text: '[Resource part without a `resource` object]' }],
     [{ type: 'unknown_kind', data: 'x' }, { type: 'text', text: '[Unsupported content part of type "unknown_kind"]' }],
     [{}, { type: 'text', text: '[Unsupported content part of type ""]' }],
@@ -166,6 +168,14 @@ test('media parts: a file part carries canonical base64 of the bytes checked', a
     [{ type: 'image', data: urlSafe, mimeType: 'image/png' }, {}],
     [{ type: 'resource', resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: b64 } }, { uri: 'file:///a.png', filename: 'a.png' }],
     [{ type: 'media', data: png, mimeType: 'image/png', uri: 'file:///b.png' }, { uri: 'file:///b.png', filename: 'b.png' }],
+    // The file name is percent-decoded; one that would be unsafe is left out.
+    [
+      { type: 'media', data: png, mimeType: 'image/png', uri: 'file:///tmp/My%20report%20%C3%A9.pdf' },
+      { uri: 'file:///tmp/My%20report%20%C3%A9.pdf', filename: 'My report é.pdf' },
+    ],
+    ...['file:///tmp/..%2Fx.png', 'file:///tmp/a%5Cb.png', 'file:///tmp/a%00.png', 'file:///tmp/a%1B.png', 'file:///tmp/a%zz.png', 'file:///tmp/a%C3.png'].map(
+      (uri) => [{ type: 'media', data: png, mimeType: 'image/png', uri }, { uri }],
+    ),
   ]
   for (const [part, extra] of cases) {
     const expected = { type: 'file', mediaType: 'image/png', data: b64, ...extra }

@@ -139,6 +139,7 @@ describe('every saved note says why', () => {
     'a declared type the bytes do not match (no known format)': {
       bytes: () => randomBytes(2000, 9),
       mimeType: 'image/png',
+      savedAs: 'application/octet-stream',
       reason: 'declared image/png but the bytes do not match that format',
     },
     'a declared binary type on text': {

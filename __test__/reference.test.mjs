@@ -1,22 +1,22 @@
 // Differential test: the pure-JS reference of benchmark/reference.mjs must
 // give the same model parts as the native toContentAsync, on every corpus
 // file and on generated cases, so that the benchmark races like for like.
-// Notes of saved files are compared with the path replaced by a placeholder,
-// and the saved files' bytes are compared.
+// Notes of saved files are compared with the path replaced by a placeholder
+// (the saved file's extension kept), and the saved files' bytes are compared.
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import { toContentJs, passThrough } from '../benchmark/reference.mjs'
+import { toContentJs, passThrough, FORMATS, extension } from '../benchmark/reference.mjs'
 import { corpusDir, corpusFiles as listCorpus, makePng as makeGrayPng } from './fixtures/index.mjs'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
-const { toContentAsync } = require(process.env.MCP_CONTENT_MODULE ? path.resolve(process.env.MCP_CONTENT_MODULE) : repoRoot)
+const { toContentAsync, ToolOutputStore } = require(process.env.MCP_CONTENT_MODULE ? path.resolve(process.env.MCP_CONTENT_MODULE) : repoRoot)
 
 // Formats only one of the two sniffers knows. Both save the file (same
 // decision, same bytes); only the media type the note names differs, and so
@@ -83,7 +83,9 @@ function normalise(result, { ignoreMediaType = false } = {}) {
   if (!saved) return result
   const [, head, mediaType, bytes, reason, savedTo, file] = saved
   const text = ignoreMediaType ? `${head}<media type>${bytes}<reason>` : `${head}${mediaType}${bytes}${reason}`
-  return { type: 'text', text: `${text}${savedTo}<path>]`, saved: fs.readFileSync(file) }
+  // The folder and the name's id differ; the extension must not.
+  const ext = ignoreMediaType ? '' : path.extname(file)
+  return { type: 'text', text: `${text}${savedTo}<path>${ext}]`, saved: fs.readFileSync(file) }
 }
 
 /** Native and reference results for one part, or a description of how they differ. */
@@ -243,6 +245,46 @@ function pdfOfLength(len) {
   return Buffer.concat([head, Buffer.alloc(len - head.length - tail.length, 0x61), tail])
 }
 
+/** A PNG chunk with its CRC flipped in one bit. */
+function damagedChunk(type, data) {
+  const c = chunk(type, data)
+  c[c.length - 1] ^= 1
+  return c
+}
+
+/** A valid RGB PNG with these chunks between IHDR and IDAT (`after`: between IDAT and IEND). */
+function pngWith(before, after = [], { width = 4, height = 3, idat } = {}) {
+  const plain = makePng(width, height, idat)
+  const ihdrEnd = 33
+  const iendStart = plain.length - 12
+  return Buffer.concat([plain.subarray(0, ihdrEnd), ...before, plain.subarray(ihdrEnd, iendStart), ...after, plain.subarray(iendStart)])
+}
+
+/** A two-frame APNG of 4x3 px whose second fcTL has a bad CRC. */
+function apngWithDamagedFctl() {
+  const fctl = (seq) => {
+    const b = Buffer.alloc(26)
+    b.writeUInt32BE(seq, 0)
+    b.writeUInt32BE(4, 4)
+    b.writeUInt32BE(3, 8)
+    b.writeUInt16BE(1, 20)
+    b.writeUInt16BE(1, 22)
+    return b
+  }
+  const frame = zlib.deflateSync(Buffer.alloc(3 * (1 + 3 * 4), 0x40))
+  const actl = Buffer.alloc(8)
+  actl.writeUInt32BE(2, 0)
+  return pngWith(
+    [chunk('acTL', actl), chunk('fcTL', fctl(0))],
+    [chunk('tEXt', Buffer.from('k\0v')), damagedChunk('fcTL', fctl(1)), chunk('fdAT', Buffer.concat([Buffer.from([0, 0, 0, 2]), frame]))],
+  )
+}
+
+/** The MCP logo of server-everything's get-tiny-image (its iCCP CRC is wrong). */
+const { MCP_TINY_IMAGE } = await import(
+  pathToFileURL(path.join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js')).href
+)
+
 const corpusFile = (name) => fs.readFileSync(path.join(corpusDir, name))
 const text = (s) => Buffer.from(s, 'utf8')
 const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])
@@ -345,12 +387,102 @@ describe('reference == native on generated cases', () => {
     // its byteLength; fixed in the native library): '=' only at the end.
     "line-broken base64 with '==' at symbol 65534": () =>
       resource('file:///a.txt', 'text/plain', `${'QUFB'.repeat(16383)}QQ==QUFB`.replace(/.{76}/g, '$&\n')),
+    'the MCP logo (a damaged iCCP chunk)': () => ({ type: 'image', mimeType: 'image/png', data: MCP_TINY_IMAGE }),
+    'png with damaged tEXt and pHYs, as Uint8Array': () => ({
+      type: 'image',
+      mimeType: 'image/png',
+      data: pngWith([damagedChunk('tEXt', Buffer.from('a\0b')), chunk('gAMA', [0, 0, 0xb1, 0x8f]), damagedChunk('pHYs', Buffer.alloc(9))]),
+    }),
+    'png with six kinds of damaged ancillary chunks': () => ({
+      type: 'image',
+      mimeType: 'image/png',
+      data: b64(pngWith(['aaAa', 'bbBb', 'ccCc', 'ddDd', 'eeEe', 'ffFf', 'bbBb'].map((type) => damagedChunk(type, Buffer.from('x'))))),
+    }),
+    'apng with a damaged fcTL': () => ({ type: 'image', mimeType: 'image/png', data: b64(apngWithDamagedFctl()) }),
+    'png with a damaged tEXt and a bad IDAT CRC': () => {
+      const bad = pngWith([damagedChunk('tEXt', Buffer.from('a\0b'))])
+      bad[bad.length - 13] ^= 1 // the CRC of IDAT
+      return { type: 'image', mimeType: 'image/png', data: b64(bad) }
+    },
+    'png with a bad IHDR CRC': () => {
+      const bad = makePng(4, 3)
+      bad[32] ^= 1
+      return { type: 'image', mimeType: 'image/png', data: b64(bad) }
+    },
+    'png > 64 KiB, a damaged tEXt in the first 64 KiB, base64': () => ({
+      type: 'image',
+      mimeType: 'image/png',
+      data: b64(pngWith([damagedChunk('tEXt', Buffer.from('a\0b')), chunk('tEXt', Buffer.alloc(90_000, 0x61))])),
+    }),
+    'png > 64 KiB, a damaged tEXt first, a bad IDAT CRC past 64 KiB': () => {
+      const bad = pngWith([damagedChunk('tEXt', Buffer.from('a\0b')), chunk('tEXt', Buffer.alloc(90_000, 0x61))])
+      bad[bad.length - 13] ^= 1
+      return { type: 'image', mimeType: 'image/png', data: b64(bad) }
+    },
+    'png > 64 KiB, a damaged tEXt only past 64 KiB': () => ({
+      type: 'image',
+      mimeType: 'image/png',
+      data: b64(pngWith([chunk('tEXt', Buffer.alloc(90_000, 0x61))], [damagedChunk('tEXt', Buffer.from('a\0b'))])),
+    }),
+    'ico declared image/x-icon': () => ({ type: 'image', mimeType: 'image/x-icon', data: b64(corpusFile('fixture.ico')) }),
+    'ico declared image/vnd.microsoft.icon': () => ({ type: 'image', mimeType: 'image/vnd.microsoft.icon', data: b64(corpusFile('fixture.ico')) }),
+    'cur declared image/png': () => ({ type: 'image', mimeType: 'image/png', data: b64(corpusFile('fixture.cur')) }),
+    'woff2 declared font/woff2': () => resource('file:///f.woff2', 'font/woff2', b64(corpusFile('fixture.woff2'))),
+    'midi as octet-stream': () => resource('file:///m', 'application/octet-stream', b64(corpusFile('fixture.mid'))),
+    'random bytes declared image/x-png': () => ({ type: 'image', mimeType: 'image/x-png', data: b64(randomBytes(500, 12)) }),
+    'random bytes declared application/pdf': () => resource('file:///d.pdf', 'application/pdf', b64(randomBytes(500, 13))),
+    'random bytes declared font/ttf': () => resource('file:///f.ttf', 'font/ttf', b64(randomBytes(500, 14))),
+    'text declared font/woff2': () => resource('file:///f.woff2', 'font/woff2', b64(text('Not Found\n'))),
+    'png with a percent-encoded uri': () => resource('file:///tmp/My%20report%20%C3%A9.png', 'image/png', b64(png())),
+    'png with %2F in its uri': () => resource('file:///tmp/..%2Fetc%2Fa.png', 'image/png', b64(png())),
+    'png with a malformed escape in its uri': () => resource('file:///tmp/a%zz.png', 'image/png', b64(png())),
+    'png with an escape that is not UTF-8 in its uri': () => resource('file:///tmp/a%FF.png', 'image/png', b64(png())),
+    'png with a control character in its uri': () => resource('file:///tmp/a%0A.png', 'image/png', b64(png())),
+    'png at a host without a path': () => ({ type: 'media', mimeType: 'image/png', uri: 'https://x.test', data: b64(png()) }),
+    'text blob with charset': () => resource('file:///a.txt', 'text/plain; charset=utf-8', b64(text('héllo\n'))),
+    'csv blob with header and name': () => resource('file:///a.csv', 'Text/CSV; Header=present; name="a.csv"; charset=UTF-8', b64(text('a,b\n1,2\n'))),
+    'text blob with a bracket in a parameter': () => resource('file:///a.txt', 'text/plain; charset="x)]"', b64(text('x\n'))),
+    'svg with charset': () => resource('file:///i.svg', 'image/svg+xml; charset=utf-8', b64(text('<svg xmlns="http://www.w3.org/2000/svg"/>'))),
+    'embedded text resource with charset and format': () => ({
+      type: 'resource',
+      resource: { uri: 'file:///a.txt', mimeType: 'text/plain; format=flowed; charset=utf-8; x=y', text: 'hi' },
+    }),
     'text part': () => ({ type: 'text', text: 'hello' }),
     'unknown part type': () => ({ type: 'widget' }),
   }
   for (const [name, build] of Object.entries(cases)) {
     test(name, async () => assertSame(build()))
   }
+})
+
+describe('format table', () => {
+  test('the reference table has the rows of src/sniff/formats.rs', () => {
+    const rust = fs.readFileSync(path.join(repoRoot, 'src/sniff/formats.rs'), 'utf8')
+    const rows = [...rust.matchAll(/f\("([^"]+)", "([^"]+)", &\[([^\]]*)\]\)/g)].map(([, mediaType, ext, aliases]) => [
+      mediaType,
+      ext,
+      [...aliases.matchAll(/"([^"]+)"/g)].map((m) => m[1]).join(' '),
+    ])
+    assert.ok(rows.length >= 140, `only ${rows.length} rows read`)
+    assert.deepEqual(
+      FORMATS.map(([mediaType, ext, aliases = '']) => [mediaType, ext, aliases]),
+      rows,
+    )
+  })
+
+  test('the native store names a saved file by the same table, aliases included', (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-formats-'))
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+    const store = new ToolOutputStore(dir)
+    const names = FORMATS.flatMap(([mediaType, , aliases = '']) => [mediaType, ...aliases.split(' ').filter(Boolean)])
+    for (const name of [...names, 'application/x-thing', 'text/x-rust', 'Image/X-Icon; a=b']) {
+      const saved = store.save(new Uint8Array([1]), { mediaType: name })
+      assert.equal(path.extname(saved.path), `.${extension(name)}`, name)
+    }
+    assert.equal(extension('application/x-thing'), 'bin')
+    assert.equal(extension('text/x-rust'), 'txt')
+    assert.equal(extension('image/x-icon'), 'ico')
+  })
 })
 
 describe('passThrough', () => {

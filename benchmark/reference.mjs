@@ -10,7 +10,9 @@
 //   APNG image/apng, and returns nothing for a PNG with a bad CRC);
 // - the structural checks of a large base64 string look at its first 64 KiB
 //   and last 1 KiB like the native ones (a defect seen there is confirmed on
-//   all the bytes), and PNG CRCs are summed within the first 64 KiB only;
+//   all the bytes), and PNG CRCs are summed within the first 64 KiB only,
+//   unless a bad one on an ancillary chunk there calls for the repaired copy
+//   (then every CRC is summed);
 // - file-type's MPEG guess on FF FE (a UTF-16LE BOM) and its Windows .reg,
 //   armored PGP and ASCII STL on clearly-text bytes are left to the text test.
 //
@@ -87,42 +89,197 @@ const GENERIC_BINARY = new Set([
 ])
 const isGenericBinary = (mediaType) => GENERIC_BINARY.has(essence(mediaType))
 
-// Extension of a saved file, by media type (src/media_type.rs).
-const EXTENSIONS = Object.entries({
-  png: 'image/png image/apng', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-  bmp: 'image/bmp', tif: 'image/tiff', ico: 'image/x-icon image/vnd.microsoft.icon',
-  avif: 'image/avif', heic: 'image/heic', heif: 'image/heif', svg: 'image/svg+xml',
-  pdf: 'application/pdf', zip: 'application/zip', gz: 'application/gzip',
-  bz2: 'application/x-bzip2', xz: 'application/x-xz', zst: 'application/zstd',
-  '7z': 'application/x-7z-compressed', tar: 'application/x-tar',
-  rar: 'application/vnd.rar application/x-rar-compressed', parquet: 'application/vnd.apache.parquet',
-  sqlite: 'application/vnd.sqlite3 application/x-sqlite3', wasm: 'application/wasm',
-  elf: 'application/x-elf application/x-executable',
-  exe: 'application/x-msdownload application/vnd.microsoft.portable-executable',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  odp: 'application/vnd.oasis.opendocument.presentation', epub: 'application/epub+zip',
-  jar: 'application/java-archive', mp3: 'audio/mpeg audio/mp3',
-  wav: 'audio/wav audio/x-wav audio/wave audio/vnd.wave', flac: 'audio/flac audio/x-flac',
-  ogg: 'audio/ogg application/ogg', opus: 'audio/opus', m4a: 'audio/mp4 audio/x-m4a audio/m4a',
-  aac: 'audio/aac audio/x-aac', aiff: 'audio/aiff audio/x-aiff', weba: 'audio/webm',
-  mp4: 'video/mp4', mov: 'video/quicktime', webm: 'video/webm', mkv: 'video/x-matroska',
-  ogv: 'video/ogg', avi: 'video/x-msvideo', txt: 'text/plain', md: 'text/markdown text/x-markdown',
-  csv: 'text/csv', html: 'text/html', css: 'text/css',
-  patch: 'text/x-patch text/x-diff application/x-patch', json: 'application/json',
-  xml: 'application/xml text/xml', yaml: 'application/yaml application/x-yaml text/yaml',
-  toml: 'application/toml', js: 'application/javascript text/javascript', sh: 'application/x-sh',
-  sql: 'application/sql',
-}).reduce((map, [ext, types]) => {
-  for (const type of types.split(' ')) map.set(type, ext)
-  return map
-}, new Map())
+// The format table of src/sniff/formats.rs: media type, the extension a
+// saved file gets, and the other names of the same format (declaring one
+// is no mismatch). __test__/reference.test.mjs holds the two to the same rows.
+export const FORMATS = [
+  ['image/png', 'png', 'image/x-png image/apng'],
+  ['image/jpeg', 'jpg', 'image/jpg image/pjpeg'],
+  ['image/gif', 'gif'],
+  ['image/webp', 'webp'],
+  ['image/bmp', 'bmp', 'image/x-bmp image/x-ms-bmp'],
+  ['image/tiff', 'tif'],
+  ['image/vnd.microsoft.icon', 'ico', 'image/x-icon'],
+  ['image/avif', 'avif'],
+  ['image/heic', 'heic'],
+  ['image/heic-sequence', 'heics'],
+  ['image/heif', 'heif'],
+  ['image/heif-sequence', 'heifs'],
+  ['image/svg+xml', 'svg'],
+  ['image/jls', 'jls'],
+  ['image/vnd.adobe.photoshop', 'psd'],
+  ['image/x-xcf', 'xcf'],
+  ['image/bpg', 'bpg'],
+  ['image/jxl', 'jxl'],
+  ['image/jp2', 'jp2'],
+  ['image/jpx', 'jpx'],
+  ['image/jpm', 'jpm'],
+  ['image/x-jp2-codestream', 'j2c', 'image/j2c'],
+  ['image/vnd.ms-photo', 'jxr'],
+  ['image/ktx', 'ktx'],
+  ['image/icns', 'icns'],
+  ['image/x-fujifilm-raf', 'raf'],
+  ['image/x-canon-cr2', 'cr2'],
+  ['image/x-canon-cr3', 'cr3'],
+  ['image/x-olympus-orf', 'orf'],
+  ['image/x-panasonic-rw2', 'rw2'],
+  ['application/pdf', 'pdf'],
+  ['application/rtf', 'rtf', 'text/rtf'],
+  ['application/postscript', 'ps'],
+  ['application/x-mobipocket-ebook', 'mobi'],
+  ['application/epub+zip', 'epub'],
+  ['application/xml', 'xml', 'text/xml'],
+  ['text/vtt', 'vtt'],
+  ['text/calendar', 'ics'],
+  ['text/vcard', 'vcf', 'text/x-vcard'],
+  ['text/plain', 'txt'],
+  ['text/markdown', 'md', 'text/x-markdown'],
+  ['text/csv', 'csv'],
+  ['text/html', 'html'],
+  ['text/css', 'css'],
+  ['text/x-patch', 'patch', 'text/x-diff application/x-patch'],
+  ['application/json', 'json'],
+  ['application/yaml', 'yaml', 'application/x-yaml text/yaml'],
+  ['application/toml', 'toml'],
+  ['application/javascript', 'js', 'text/javascript'],
+  ['application/x-sh', 'sh'],
+  ['application/sql', 'sql'],
+  ['application/zip', 'zip', 'application/x-zip-compressed'],
+  ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'docx'],
+  ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'xlsx'],
+  ['application/vnd.openxmlformats-officedocument.presentationml.presentation', 'pptx'],
+  ['application/vnd.visio', 'vsdx'],
+  ['application/vnd.oasis.opendocument.text', 'odt'],
+  ['application/vnd.oasis.opendocument.text-template', 'ott'],
+  ['application/vnd.oasis.opendocument.spreadsheet', 'ods'],
+  ['application/vnd.oasis.opendocument.spreadsheet-template', 'ots'],
+  ['application/vnd.oasis.opendocument.presentation', 'odp'],
+  ['application/vnd.oasis.opendocument.presentation-template', 'otp'],
+  ['application/vnd.oasis.opendocument.graphics', 'odg'],
+  ['application/vnd.oasis.opendocument.graphics-template', 'otg'],
+  ['application/vnd.oasis.opendocument.formula', 'odf'],
+  ['application/vnd.oasis.opendocument.chart', 'odc'],
+  ['application/java-archive', 'jar'],
+  ['application/vnd.android.package-archive', 'apk'],
+  ['application/x-xpinstall', 'xpi'],
+  ['model/3mf', '3mf'],
+  ['application/gzip', 'gz', 'application/x-gzip'],
+  ['application/x-compress', 'Z'],
+  ['application/x-bzip2', 'bz2'],
+  ['application/x-xz', 'xz'],
+  ['application/zstd', 'zst'],
+  ['application/x-lz4', 'lz4'],
+  ['application/x-lzip', 'lz'],
+  ['application/x-7z-compressed', '7z'],
+  ['application/vnd.rar', 'rar', 'application/x-rar-compressed'],
+  ['application/x-tar', 'tar'],
+  ['application/x-archive', 'ar', 'application/x-unix-archive'],
+  ['application/vnd.debian.binary-package', 'deb', 'application/x-deb'],
+  ['application/vnd.ms-cab-compressed', 'cab'],
+  ['application/x-cfb', 'cfb'],
+  ['application/x-rpm', 'rpm'],
+  ['application/x-chrome-extension', 'crx', 'application/x-google-chrome-extension'],
+  ['application/x-cpio', 'cpio'],
+  ['application/x-arj', 'arj'],
+  ['application/x-lzh-compressed', 'lzh'],
+  ['application/x-ace-compressed', 'ace'],
+  ['application/vnd.apache.parquet', 'parquet'],
+  ['application/vnd.sqlite3', 'sqlite', 'application/x-sqlite3'],
+  ['application/wasm', 'wasm'],
+  ['application/x-elf', 'elf', 'application/x-executable'],
+  ['application/x-mach-binary', 'macho'],
+  ['application/java-vm', 'class'],
+  ['application/vnd.microsoft.portable-executable', 'exe', 'application/x-msdownload'],
+  ['application/vnd.apache.arrow.file', 'arrow'],
+  ['application/avro', 'avro'],
+  ['application/vnd.tcpdump.pcap', 'pcap'],
+  ['application/x-blender', 'blend'],
+  ['font/woff', 'woff'],
+  ['font/woff2', 'woff2'],
+  ['font/otf', 'otf'],
+  ['font/ttf', 'ttf'],
+  ['font/collection', 'ttc'],
+  ['application/vnd.ms-fontobject', 'eot'],
+  ['application/x-shockwave-flash', 'swf'],
+  ['application/vnd.ms-outlook', 'pst'],
+  ['application/x-nintendo-nes-rom', 'nes'],
+  ['application/vnd.ms-htmlhelp', 'chm'],
+  ['application/x-spss-sav', 'sav'],
+  ['application/x-ms-shortcut', 'lnk'],
+  ['application/vnd.iccprofile', 'icc'],
+  ['application/dicom', 'dcm'],
+  ['audio/mpeg', 'mp3', 'audio/mp3'],
+  ['audio/wav', 'wav', 'audio/x-wav audio/wave audio/vnd.wave'],
+  ['audio/flac', 'flac', 'audio/x-flac'],
+  ['audio/ogg', 'ogg'],
+  ['audio/opus', 'opus'],
+  ['audio/mp4', 'm4a', 'audio/x-m4a audio/m4a'],
+  ['audio/aac', 'aac', 'audio/x-aac'],
+  ['audio/aiff', 'aiff', 'audio/x-aiff'],
+  ['audio/webm', 'weba'],
+  ['audio/ac3', 'ac3'],
+  ['audio/qcelp', 'qcp'],
+  ['audio/amr', 'amr'],
+  ['audio/midi', 'mid', 'audio/x-midi'],
+  ['audio/ape', 'ape'],
+  ['audio/wavpack', 'wv'],
+  ['audio/x-musepack', 'mpc'],
+  ['audio/x-dsf', 'dsf'],
+  ['audio/x-voc', 'voc'],
+  ['audio/x-it', 'it'],
+  ['audio/x-xm', 'xm'],
+  ['audio/x-s3m', 's3m'],
+  ['video/mp4', 'mp4', 'video/x-m4v'],
+  ['video/quicktime', 'mov'],
+  ['video/webm', 'webm'],
+  ['video/x-matroska', 'mkv', 'video/matroska'],
+  ['video/ogg', 'ogv'],
+  ['application/ogg', 'ogx'],
+  ['video/x-msvideo', 'avi', 'video/avi video/vnd.avi video/msvideo'],
+  ['video/3gpp', '3gp'],
+  ['video/3gpp2', '3g2'],
+  ['video/mj2', 'mj2'],
+  ['video/x-flv', 'flv'],
+  ['video/x-ms-asf', 'asf'],
+  ['video/mpeg', 'mpg'],
+  ['video/mp2t', 'mts'],
+  ['application/vnd.rn-realmedia', 'rm'],
+  ['application/mxf', 'mxf'],
+]
+const FORMAT_BY_NAME = new Map()
+for (const [mediaType, ext, aliases = ''] of FORMATS) {
+  for (const name of [mediaType, ...aliases.split(' ').filter(Boolean)]) FORMAT_BY_NAME.set(name, { mediaType, ext })
+}
+
+/** The format's own name for a media type or one of its aliases, or undefined. */
+const canonical = (mediaType) => FORMAT_BY_NAME.get(essence(mediaType))?.mediaType
 
 export function extension(mediaType) {
   const mt = essence(mediaType)
-  return EXTENSIONS.get(mt) ?? (isTextual(mt) ? 'txt' : 'bin')
+  return FORMAT_BY_NAME.get(mt)?.ext ?? (isTextual(mt) ? 'txt' : 'bin')
+}
+
+/** Declared parameters a header label keeps (src/media_type.rs). */
+const LABEL_PARAMETERS = new Set(['charset', 'format', 'delsp', 'header', 'variant', 'profile'])
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z{}]+$/
+const QUOTED = /^"[ !#-'*-Z^-~]*"$/
+
+/** `mediaType` with the declared type's parameters that matter, when it is the declared type. */
+function labelType(mediaType, declared) {
+  if (declared === undefined || essence(declared) !== mediaType) return mediaType
+  const kept = new Set()
+  let out = mediaType
+  for (const piece of declared.split(';').slice(1)) {
+    const eq = piece.indexOf('=')
+    if (eq < 0) continue
+    const name = piece.slice(0, eq).replace(/^[ \t]+|[ \t]+$/g, '').replace(/[A-Z]/g, (c) => c.toLowerCase())
+    const value = piece.slice(eq + 1).replace(/^[ \t]+|[ \t]+$/g, '')
+    if (LABEL_PARAMETERS.has(name) && (TOKEN.test(value) || QUOTED.test(value)) && !kept.has(name)) {
+      out += `; ${name}=${value}`
+      kept.add(name)
+    }
+  }
+  return out
 }
 
 // ---------------------------------------------------------------- base64
@@ -499,9 +656,23 @@ const le16 = (b, at) => (at + 2 <= b.length ? b.readUInt16LE(at) : null)
 const le32 = (b, at) => (at + 4 <= b.length ? b.readUInt32LE(at) : null)
 const PNG_IEND = Buffer.from('0000000049454e44ae426082', 'hex')
 
-/** PNG: signature, a 13-byte IHDR with a sane size, the CRC of every chunk
- * in view, an IDAT, and IEND. */
-function checkPng({ head, tail, len, whole }) {
+/** What checkPng returns for a PNG whose only bad CRCs are on ancillary chunks. */
+const REPAIRABLE = Symbol('repairable')
+/** The chunks of an animated PNG: one cannot go without the others. */
+const ANIMATION = new Set(['acTL', 'fcTL', 'fdAT'])
+
+/** PNG: signature, a 13-byte IHDR with a sane size, an IDAT, IEND, and the
+ * CRC of every chunk in view that ends within the first 64 KiB (like the
+ * native check); bad ones on ancillary chunks make it repairable. */
+function checkPng(window) {
+  const walked = walkPng(window, HEAD_LEN)
+  if (typeof walked === 'string') return walked
+  return walked.length ? REPAIRABLE : null
+}
+
+/** The chunk walk: a defect, or the ancillary chunks whose CRC is bad
+ * (CRCs summed for chunks ending within `crcUntil`). */
+function walkPng({ head, tail, len, whole }, crcUntil) {
   if (!startsWith(head, PNG_SIGNATURE)) return 'corrupt PNG: bad signature'
   if (head.length < 33) return 'truncated PNG: header incomplete'
   if (be32(head, 8) !== 13 || head.toString('latin1', 12, 16) !== 'IHDR') {
@@ -512,6 +683,7 @@ function checkPng({ head, tail, len, whole }) {
   if (!width || !height || width > 0x7fffffff || height > 0x7fffffff) {
     return `corrupt PNG: invalid image size ${width}x${height}`
   }
+  const damaged = []
   let pos = 8
   let seenIdat = false
   while (pos + 8 <= head.length) {
@@ -522,16 +694,45 @@ function checkPng({ head, tail, len, whole }) {
     const end = pos + 12 + length
     if (end > len) return `truncated PNG: ${name} chunk runs past the end of the data`
     if (end - 4 > head.length) break // the chunk goes on past the bytes in view
-    // Like the native check, CRCs are summed within the first 64 KiB only.
-    if (end <= HEAD_LEN && (end > head.length || head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4)))) {
-      return `corrupt PNG: CRC mismatch in ${name} chunk`
+    if (end <= crcUntil && (end > head.length || head.readUInt32BE(end - 4) !== crc32(head.subarray(pos + 4, end - 4)))) {
+      // Lower case first letter: ancillary, a decoder may skip it.
+      if (!(head[pos + 4] & 0x20)) return `corrupt PNG: CRC mismatch in ${name} chunk`
+      damaged.push({ name, start: pos, end })
     }
     if (name === 'IDAT') seenIdat = true
-    if (name === 'IEND') return whole && !seenIdat ? 'corrupt PNG: no IDAT chunk' : null
+    if (name === 'IEND') return whole && !seenIdat ? 'corrupt PNG: no IDAT chunk' : damaged
     pos = end
   }
   if (whole || tail.indexOf(PNG_IEND) < 0) return 'truncated PNG: IEND chunk missing'
-  return null
+  return damaged
+}
+
+/** A repairable PNG, walked whole with every CRC checked: a defect, or the
+ * copy without the damaged ancillary chunks (and without the animation when
+ * one of its chunks is damaged) and what it leaves out in words. */
+function repairPng(buf) {
+  const damaged = walkPng({ head: buf, tail: buf, len: buf.length, whole: true }, Infinity)
+  if (typeof damaged === 'string') return damaged
+  const animation = damaged.some((d) => ANIMATION.has(d.name))
+  const drop = new Set(damaged.map((d) => d.start))
+  const kept = [buf.subarray(0, 8)]
+  let pos = 8
+  for (;;) {
+    const end = pos + 12 + buf.readUInt32BE(pos)
+    const name = buf.toString('latin1', pos + 4, pos + 8)
+    if (!drop.has(pos) && !(animation && ANIMATION.has(name))) kept.push(buf.subarray(pos, end))
+    pos = end
+    if (name === 'IEND') break
+  }
+  kept.push(buf.subarray(pos))
+  const kinds = [...new Set(damaged.map((d) => d.name))]
+  const names = kinds.slice(0, 4)
+  if (kinds.length > 4) names.push(`${kinds.length - 4} more kinds`)
+  let words = damaged.length === 1
+    ? `dropped ancillary chunk ${names[0]} with a bad CRC`
+    : `dropped ancillary chunks ${names.join(', ')} with bad CRCs`
+  if (animation) words += ', and with it the animation (every acTL, fcTL and fdAT chunk)'
+  return { copy: Buffer.concat(kept), words }
 }
 
 const isSof = (m) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc
@@ -748,7 +949,13 @@ async function decide(buf, declared, fromBase64) {
       }
       // A defect seen through the window is confirmed on all of the data.
       let reason = CHECKS[sniffed](window)
-      if (reason && !window.whole) reason = CHECKS[sniffed](wholeWindow)
+      if (typeof reason === 'string' && !window.whole) reason = CHECKS[sniffed](wholeWindow)
+      let repaired = null
+      if (reason === REPAIRABLE) {
+        const repair = repairPng(buf)
+        reason = typeof repair === 'string' ? repair : null
+        if (reason === null) repaired = repair.copy
+      }
       if (!reason && limits.maxSide && !size) reason = 'the pixel size could not be read from the header'
       if (!reason) {
         const over = []
@@ -760,7 +967,7 @@ async function decide(buf, declared, fromBase64) {
         if (measured > maxSize.max) {
           over.push(`${megabytesUp(measured)} MB${maxSize.base64 ? ' as base64' : ''}, over the ${megabytesDown(maxSize.max)} MB limit`)
         }
-        if (over.length === 0) return { route: 'attach', mediaType: sniffed }
+        if (over.length === 0) return { route: 'attach', mediaType: sniffed, repaired }
         reason = over.join(', and ')
       }
       return { route: 'spill', mediaType: sniffed, reason }
@@ -790,29 +997,23 @@ async function decide(buf, declared, fromBase64) {
     if (vague || declaredTextual || extension(declared) === 'bin') return { route: 'text', mediaType, encoding }
     return { route: 'spill', mediaType, reason: `declared ${declared} but the bytes are text` }
   }
+  if (declared !== null && !declaredTextual && isSniffable(declared)) {
+    // Not named after a format the bytes are not: saved as unknown bytes.
+    return { route: 'spill', mediaType: OCTET_STREAM, reason: `declared ${declared} but the bytes do not match that format` }
+  }
   const mediaType = declared ?? OCTET_STREAM
-  let reason = `${mediaType} is not accepted`
-  if (declaredTextual) reason = `declared ${declared} but ${NOT_TEXT}`
-  else if (SNIFFABLE.has(declared)) reason = `declared ${declared} but the bytes do not match that format`
+  const reason = declaredTextual ? `declared ${declared} but ${NOT_TEXT}` : `${mediaType} is not accepted`
   return { route: 'spill', mediaType, reason }
 }
 
 const NOT_TEXT = 'the bytes are not text (neither UTF-8 nor UTF-16)'
 
-/** Declared types whose bytes the sniffers would have recognised. */
-const SNIFFABLE = new Set(['image/png', 'image/jpeg', 'image/jpg', 'image/gif', 'image/webp', 'application/pdf'])
+/** Declared types whose bytes the sniffers would have recognised (src/classify.rs). */
+const SNIFFABLE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf'])
+const isSniffable = (declared) => SNIFFABLE.has(canonical(declared))
 
-/** Other names of a sniffed format (src/classify.rs). */
-const ALIASES = new Set(
-  [
-    ['image/jpg', 'image/jpeg'], ['image/pjpeg', 'image/jpeg'], ['image/x-png', 'image/png'], ['image/apng', 'image/png'],
-    ['audio/mp3', 'audio/mpeg'], ['audio/x-wav', 'audio/wav'], ['audio/wave', 'audio/wav'], ['audio/vnd.wave', 'audio/wav'],
-    ['audio/x-flac', 'audio/flac'], ['audio/x-m4a', 'audio/mp4'], ['audio/m4a', 'audio/mp4'],
-    ['application/x-zip-compressed', 'application/zip'], ['application/x-gzip', 'application/gzip'],
-    ['text/xml', 'application/xml'], ['image/vnd.microsoft.icon', 'image/x-icon'],
-  ].map(([declared, sniffed]) => `${declared} ${sniffed}`),
-)
-const sameFormat = (declared, sniffed) => declared === sniffed || ALIASES.has(`${declared} ${sniffed}`)
+/** The declared type names the sniffed format, by its name or an alias of the format table. */
+const sameFormat = (declared, sniffed) => declared === sniffed || canonical(declared) === sniffed
 
 /** Decimal MB with one decimal: a size over a limit rounded up, the limit
  * rounded down, so the two never read equal (src/note.rs). */
@@ -865,10 +1066,25 @@ function invalidArgument(message) {
   return Object.assign(new TypeError(message), { code: 'INVALID_ARGUMENT' })
 }
 
+/** The last path segment of a uri, percent-decoded; undefined when there
+ * is none, an escape is malformed or not UTF-8, or the name would hold a
+ * separator or control character or be a dot name (src/content.rs). */
 function fileName(uri) {
-  const p = uri.split(/[?#]/)[0]
-  const name = p.slice(p.lastIndexOf('/') + 1)
-  return name && !p.endsWith(':') ? name : undefined
+  let p = uri.split(/[?#]/)[0]
+  p = p.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, '')
+  if (p.startsWith('//')) {
+    const slash = p.indexOf('/', 2)
+    if (slash < 0) return undefined
+    p = p.slice(slash)
+  }
+  let name
+  try {
+    name = decodeURIComponent(p.slice(p.lastIndexOf('/') + 1))
+  } catch {
+    return undefined
+  }
+  if (name === '' || name === '.' || name === '..' || /[\/\\\p{Cc}]/u.test(name)) return undefined
+  return name
 }
 
 function isForModel(part) {
@@ -907,14 +1123,15 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
 
   const d = await decide(buf, declared, fromBase64)
   if (d.route === 'attach') {
-    const part = { type: 'file', mediaType: d.mediaType, data: canonical ? data : buf.toString('base64') }
+    const sent = d.repaired ? d.repaired.toString('base64') : canonical ? data : buf.toString('base64')
+    const part = { type: 'file', mediaType: d.mediaType, data: sent }
     if (uri !== undefined) part.uri = uri
     const filename = uri && fileName(uri)
     if (filename) part.filename = filename
     return part
   }
   if (d.route === 'text') {
-    const header = `[${label} (${server(d.mediaType)})]\n`
+    const header = `[${label} (${server(labelType(d.mediaType, mimeType))})]\n`
     const ext = extension(d.mediaType)
     const head = d.encoding === 'utf-8' ? headOfLongUtf8(buf) : null
     const text =
@@ -954,7 +1171,8 @@ export async function toContentJs(part, { outputDir } = {}) {
       const uri = str(r.uri) ?? ''
       if (typeof r.text === 'string') {
         const mt = essence(r.mimeType) || 'text/plain'
-        return { type: 'text', text: await bounded(`[${uri ? `Resource ${server(uri)}` : 'Media'} (${server(mt)})]\n`, r.text, extension(mt), dir) }
+        const shown = essence(r.mimeType) ? labelType(mt, str(r.mimeType)) : 'text/plain'
+        return { type: 'text', text: await bounded(`[${uri ? `Resource ${server(uri)}` : 'Media'} (${server(shown)})]\n`, r.text, extension(mt), dir) }
       }
       return mediaToContent('media', uri, str(r.mimeType), r.blob, outputDir)
     }

@@ -728,6 +728,7 @@ pub struct JsClassification {
     #[napi(ts_type = "'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be'")]
     pub text_encoding: Option<String>,
     pub problem: Option<String>,
+    pub repair: Option<String>,
 }
 
 impl From<Classification> for JsClassification {
@@ -742,6 +743,7 @@ impl From<Classification> for JsClassification {
             width: c.dimensions.map(|d| d.0),
             height: c.dimensions.map(|d| d.1),
             text_encoding: c.text_encoding.map(|e| e.as_str().to_string()),
+            repair: c.repair.map(|r| r.words),
         }
     }
 }

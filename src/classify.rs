@@ -3,7 +3,7 @@
 
 use crate::media_type;
 use crate::payload::{Data, Payload};
-use crate::sniff::{self, Family, Sniffed};
+use crate::sniff::{self, Family, PngRepair, Sniffed, Soundness};
 use crate::text::{self, TextEncoding};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +49,9 @@ pub struct Classification {
     pub defect: Option<String>,
     /// Why the bytes differ from what was declared; usable all the same.
     pub mismatch: Option<String>,
+    /// A PNG whose only damage is bad CRCs on ancillary chunks: what the
+    /// copy that is sent instead leaves out (`repair.words` says it).
+    pub repair: Option<PngRepair>,
 }
 
 impl Classification {
@@ -75,6 +78,7 @@ pub fn classify(payload: Payload, declared: Option<&str>) -> Classification {
             text_encoding: None,
             defect: Some(format!("invalid base64 data ({error})")),
             mismatch: None,
+            repair: None,
         },
     }
 }
@@ -91,6 +95,7 @@ pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
         text_encoding: None,
         defect: None,
         mismatch: None,
+        repair: None,
     };
     if data.is_empty() {
         c.defect = Some("empty data".into());
@@ -149,9 +154,17 @@ fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {
                         .then(|| sniff::image_dimensions(sniffed.media_type, data.full()))
                         .flatten()
                 });
-            c.defect = structural_defect(data, sniffed.media_type);
+            match structure(data, sniffed.media_type) {
+                Ok(Soundness::Sound) => {}
+                // Seen in the head; the repair walks all the data.
+                Ok(Soundness::Repairable) => match sniff::repair_png(data.full()) {
+                    Ok(repair) => c.repair = repair,
+                    Err(defect) => c.defect = Some(defect),
+                },
+                Err(defect) => c.defect = Some(defect),
+            }
         }
-        Kind::Pdf => c.defect = structural_defect(data, sniffed.media_type),
+        Kind::Pdf => c.defect = structure(data, sniffed.media_type).err(),
         Kind::Text => c.text_encoding = text::detect_encoding(data.full()),
         _ => {}
     }
@@ -187,6 +200,11 @@ fn classify_unsniffed(data: &Data, c: &mut Classification) {
         if !keep_declared {
             c.media_type = "text/plain".into();
         }
+        if let Some(declared) = c.declared_media_type.as_deref() {
+            if media_type::names_binary_format(declared) {
+                c.mismatch = Some(format!("declared {declared} but the bytes are text"));
+            }
+        }
         return;
     }
     c.kind = Kind::Binary;
@@ -195,11 +213,13 @@ fn classify_unsniffed(data: &Data, c: &mut Classification) {
             c.defect = Some(format!(
                 "declared {declared} but the bytes are not text (neither UTF-8 nor UTF-16)"
             ));
-        } else if !media_type::is_generic_binary(declared) && declared_format_is_sniffable(declared)
-        {
+        } else if declared_format_is_sniffable(declared) {
+            // Not named after a format the bytes are not: the label and the
+            // saved file's extension say unknown, the reason names the type.
             c.mismatch = Some(format!(
                 "declared {declared} but the bytes do not match that format"
             ));
+            c.media_type = OCTET_STREAM.into();
         }
     }
 }
@@ -207,46 +227,29 @@ fn classify_unsniffed(data: &Data, c: &mut Classification) {
 /// The structural check, on the head and tail first; what looks broken
 /// there (a JPEG with more than the tail after its end marker) is judged
 /// again on all the bytes, so raw and base64 input get the same verdict.
-fn structural_defect(data: &Data, media_type: &str) -> Option<String> {
+fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
     let window = data.window();
-    let defect = sniff::check_structure(media_type, &window).err()?;
-    if window.is_whole() {
-        return Some(defect);
+    match sniff::check_structure(media_type, &window) {
+        Err(_) if !window.is_whole() => {
+            sniff::check_structure(media_type, &sniff::Window::whole(data.full()))
+        }
+        verdict => verdict,
     }
-    sniff::check_structure(media_type, &sniff::Window::whole(data.full())).err()
 }
 
-/// Aliases that name the same format as a sniffed type.
+/// The declared type names the sniffed format, by its name or an alias
+/// (the format table's: `image/x-icon` is `image/vnd.microsoft.icon`).
 fn same_format(declared: &str, sniffed: &str) -> bool {
-    if declared == sniffed {
-        return true;
-    }
-    const ALIASES: &[(&str, &str)] = &[
-        ("image/jpg", "image/jpeg"),
-        ("image/pjpeg", "image/jpeg"),
-        ("image/x-png", "image/png"),
-        ("image/apng", "image/png"),
-        ("audio/mp3", "audio/mpeg"),
-        ("audio/x-wav", "audio/wav"),
-        ("audio/wave", "audio/wav"),
-        ("audio/vnd.wave", "audio/wav"),
-        ("audio/x-flac", "audio/flac"),
-        ("audio/x-m4a", "audio/mp4"),
-        ("audio/m4a", "audio/mp4"),
-        ("application/x-zip-compressed", "application/zip"),
-        ("application/x-gzip", "application/gzip"),
-        ("text/xml", "application/xml"),
-        ("image/vnd.microsoft.icon", "image/x-icon"),
-    ];
-    ALIASES.contains(&(declared, sniffed))
+    declared == sniffed || media_type::canonical(declared) == Some(sniffed)
 }
 
-/// Declared types whose bytes the sniffer would have recognised, so not
-/// recognising them means the label is wrong.
+/// Declared types whose bytes the sniffer would have recognised (their
+/// magic bytes are mandatory and checked first), so not recognising them
+/// means the label is wrong.
 fn declared_format_is_sniffable(declared: &str) -> bool {
     matches!(
-        declared,
-        "image/png" | "image/jpeg" | "image/jpg" | "image/gif" | "image/webp" | "application/pdf"
+        media_type::canonical(declared),
+        Some("image/png" | "image/jpeg" | "image/gif" | "image/webp" | "application/pdf")
     )
 }
 
@@ -288,6 +291,77 @@ mod tests {
         let c = bytes(b"\xff\xfe\xfd\x00\x01", Some("text/markdown"));
         assert_eq!(c.kind, Kind::Binary);
         assert!(c.defect.is_some());
+    }
+
+    #[test]
+    fn aliases_are_not_mismatches() {
+        let mut ico = vec![0, 0, 1, 0, 1, 0];
+        ico.extend_from_slice(&[16, 16, 0, 0, 1, 0, 32, 0, 0, 0, 0, 0, 22, 0, 0, 0]);
+        for declared in ["image/x-icon", "image/vnd.microsoft.icon", "Image/X-Icon"] {
+            let c = bytes(&ico, Some(declared));
+            assert_eq!(c.sniffed_media_type, Some("image/vnd.microsoft.icon"));
+            assert_eq!(c.problem(), None, "{declared}");
+        }
+        let c = bytes(&ico, Some("image/png"));
+        assert_eq!(
+            c.problem(),
+            Some("declared image/png but the bytes are image/vnd.microsoft.icon")
+        );
+    }
+
+    #[test]
+    fn text_declared_as_a_binary_format_is_a_mismatch() {
+        for declared in ["image/png", "image/x-icon", "font/woff2", "application/zip"] {
+            let c = bytes(b"Not Found\n", Some(declared));
+            assert_eq!((c.kind, c.media_type.as_str()), (Kind::Text, "text/plain"));
+            let want = format!("declared {declared} but the bytes are text");
+            assert_eq!(c.problem(), Some(want.as_str()));
+        }
+        // Text under a textual, generic or unknown type is no mismatch.
+        for declared in [
+            "text/plain",
+            "application/octet-stream",
+            "application/x-custom",
+        ] {
+            assert_eq!(bytes(b"Not Found\n", Some(declared)).problem(), None);
+        }
+    }
+
+    #[test]
+    fn unknown_bytes_declared_an_attachable_type_are_octet_stream() {
+        for declared in ["image/png", "image/x-png", "image/jpg", "application/pdf"] {
+            let c = bytes(b"\x00\x01\x02\x03\xff\xfe", Some(declared));
+            assert_eq!(
+                (c.kind, c.media_type.as_str()),
+                (Kind::Binary, OCTET_STREAM)
+            );
+            let want = format!("declared {declared} but the bytes do not match that format");
+            assert_eq!(c.problem(), Some(want.as_str()));
+        }
+        // A type the sniffer may not know every variant of keeps its name.
+        let c = bytes(b"\x00\x01\x02\x03\xff\xfe", Some("font/ttf"));
+        assert_eq!((c.media_type.as_str(), c.problem()), ("font/ttf", None));
+    }
+
+    #[test]
+    fn a_png_with_a_damaged_ancillary_chunk_is_sound_once_repaired() {
+        use crate::sniff::png_tests::{chunk, png};
+        let mut iccp = chunk(b"iCCP", b"icc\0\0\x78\x9c\x03\0\0\0\0\x01");
+        let last = iccp.len() - 1;
+        iccp[last] ^= 1;
+        let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
+        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let iend = chunk(b"IEND", &[]);
+        let damaged = png(&[ihdr.clone(), iccp, idat.clone(), iend.clone()]);
+        let c = bytes(&damaged, Some("image/png"));
+        assert_eq!((c.kind, c.problem()), (Kind::Image, None));
+        let repair = c.repair.expect("a repair");
+        assert_eq!(repair.words, "dropped ancillary chunk iCCP with a bad CRC");
+        assert_eq!(repair.apply(&damaged), png(&[ihdr, idat, iend]));
+        // The same verdict from base64, decoded in part or whole.
+        let b64 = crate::base64_data::encode(&damaged);
+        let c = classify(Payload::Base64(b64.as_bytes()), Some("image/png"));
+        assert_eq!(c.repair.map(|r| r.words), Some(repair.words));
     }
 
     #[test]

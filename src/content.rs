@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use crate::base64_data;
 use crate::classify::{self, Classification};
 use crate::media_type;
 use crate::note::{self, Label};
@@ -89,9 +90,9 @@ pub fn media_to_content(
             data,
             decoded,
             media_type,
-            label,
+            header,
             cap,
-        } => spill_text(&data, decoded.as_deref(), &media_type, label, cap, store),
+        } => spill_text(&data, decoded.as_deref(), &media_type, header, cap, store),
     }
 }
 
@@ -124,7 +125,8 @@ enum Plan<'a> {
         data: Data<'a>,
         decoded: Option<String>,
         media_type: String,
-        label: Label<'a>,
+        /// `[<label> (<mediaType>)]\n`
+        header: String,
         cap: u64,
     },
 }
@@ -161,15 +163,29 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
             )));
         }
         Route::Attach { media_type } => {
+            // A repairable PNG goes out as its copy without the damaged
+            // chunks; `classify` decoded all of it to find them.
+            let data = match &c.repair {
+                Some(repair) => {
+                    Base64Output::Encoded(base64_data::encode(&repair.apply(data.full())))
+                }
+                None => data.canonical_base64(),
+            };
             return Plan::Done(ModelPart::File {
                 media_type,
-                data: data.canonical_base64(),
+                data,
                 uri: part.uri.map(str::to_owned),
                 filename: part.uri.and_then(file_name),
-            })
+            });
         }
         Route::Text { media_type } => {
             let encoding = c.text_encoding;
+            // The header keeps the declared parameters that matter (charset, ...).
+            let header = note::text(
+                label,
+                &media_type::label(&media_type, part.declared_media_type),
+                "",
+            );
             // Too long to be within the cap whatever it says: not decoded whole.
             if let (Some(cap), Some(TextEncoding::Ascii | TextEncoding::Utf8)) = (cap, encoding) {
                 if text_cap::surely_over(data.len(), Some(cap)) {
@@ -177,7 +193,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
                         data,
                         decoded: None,
                         media_type,
-                        label,
+                        header,
                         cap,
                     };
                 }
@@ -189,13 +205,11 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
                             data,
                             decoded: Some(text),
                             media_type,
-                            label,
+                            header,
                             cap,
                         }
                     }
-                    None => {
-                        return Plan::Done(ModelPart::Text(note::text(label, &media_type, &text)))
-                    }
+                    None => return Plan::Done(ModelPart::Text(header + &text)),
                 },
                 None => (c.media_type, Reason::NotText),
             }
@@ -245,7 +259,7 @@ fn spill_text(
     data: &Data,
     decoded: Option<&str>,
     media_type: &str,
-    label: Label,
+    header: String,
     cap: u64,
     store: &ToolOutputStore,
 ) -> ModelPart {
@@ -285,22 +299,65 @@ fn spill_text(
             (whole, saved)
         }
     };
-    let header = note::text(label, media_type, "");
     ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved))
 }
 
-/// The last path segment of a uri, as a file name for providers that want one.
+/// The last path segment of a uri, percent-decoded, as a file name for
+/// providers that want one (`file:///tmp/My%20report.pdf` -> `My report.pdf`).
+/// None when there is no path segment (`https://host`, `file:///tmp/`), an
+/// escape is not two hex digits, the decoded bytes are not UTF-8, or the
+/// name would hold a `/`, `\`, NUL or other control character, or be `.` or
+/// `..`: a provider or a program downstream may use it as a path.
 fn file_name(uri: &str) -> Option<String> {
     let path = uri.split(['?', '#']).next()?;
-    let name = path.rsplit('/').next()?;
-    (!name.is_empty() && !path.ends_with(':')).then(|| name.to_string())
+    // The authority (`//host`) is not a path segment.
+    let path = match path.split_once(':') {
+        Some((scheme, rest)) if is_scheme(scheme) => rest,
+        _ => path,
+    };
+    let path = match path.strip_prefix("//") {
+        Some(rest) => &rest[rest.find('/')?..],
+        None => path,
+    };
+    let name = percent_decode(path.rsplit('/').next()?)?;
+    let safe = !matches!(name.as_str(), "" | "." | "..")
+        && !name
+            .chars()
+            .any(|c| c == '/' || c == '\\' || c.is_control());
+    safe.then_some(name)
 }
 
-/// `[Resource <uri> (<mimeType>)]\n<text>` for an embedded text resource.
+/// RFC 3986: a letter, then letters, digits, `+`, `-` or `.`.
+fn is_scheme(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// `%XX` escapes decoded; `None` when one is malformed or the result is not
+/// UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'%' {
+            out.push(b);
+            continue;
+        }
+        let hex = |b: Option<u8>| char::from(b?).to_digit(16);
+        let (high, low) = (hex(bytes.next())?, hex(bytes.next())?);
+        out.push(u8::try_from(high * 16 + low).ok()?);
+    }
+    String::from_utf8(out).ok()
+}
+
+/// `[Resource <uri> (<mimeType>)]\n<text>` for an embedded text resource;
+/// the declared parameters that matter stay in the label.
 pub fn embedded_text(uri: &str, declared_media_type: Option<&str>, text: &str) -> String {
     let mt = declared_media_type
         .map(media_type::essence)
         .filter(|d| !d.is_empty())
+        .map(|essence| media_type::label(&essence, declared_media_type))
         .unwrap_or_else(|| "text/plain".into());
     let label = if uri.is_empty() {
         Label::Media
@@ -479,12 +536,104 @@ mod tests {
 
     #[test]
     fn file_names_from_uris() {
-        assert_eq!(file_name("file:///tmp/a.pdf").as_deref(), Some("a.pdf"));
+        let cases = [
+            ("file:///tmp/a.pdf", Some("a.pdf")),
+            ("https://x.test/doc.pdf?x=1#p2", Some("doc.pdf")),
+            (
+                "file:///tmp/My%20report%20%C3%A9.pdf",
+                Some("My report é.pdf"),
+            ),
+            ("file:///tmp/r%c3%a9sum%C3%A9.pdf", Some("résumé.pdf")),
+            ("file:///tmp/100%25.png", Some("100%.png")),
+            ("file:///tmp/é.pdf", Some("é.pdf")),
+            ("a.pdf", Some("a.pdf")),
+            ("urn:x:a.pdf", Some("x:a.pdf")),
+            ("file:///tmp/", None),
+            ("https://x.test", None),
+            ("https://x.test/", None),
+            ("https://x.test?a=b/c", None),
+            ("file:", None),
+            // Malformed escapes, and escapes that are not UTF-8.
+            ("file:///tmp/a%2.pdf", None),
+            ("file:///tmp/a%zz.pdf", None),
+            ("file:///tmp/a%", None),
+            ("file:///tmp/a%FF.pdf", None),
+            ("file:///tmp/a%C3.pdf", None),
+            // Decoded separators and control characters; dot names.
+            ("file:///tmp/..%2F..%2Fetc%2Fpasswd", None),
+            ("file:///tmp/a%5Cb.pdf", None),
+            ("file:///tmp/a%00.pdf", None),
+            ("file:///tmp/a%0A.pdf", None),
+            ("file:///tmp/a%7F.pdf", None),
+            ("file:///tmp/a%C2%85.pdf", None),
+            ("file:///tmp/a\\b.pdf", None),
+            ("file:///tmp/%2E%2E", None),
+            ("file:///tmp/.", None),
+        ];
+        for (uri, want) in cases {
+            assert_eq!(file_name(uri).as_deref(), want, "{uri}");
+        }
+    }
+
+    #[test]
+    fn text_labels_keep_the_declared_parameters() {
         assert_eq!(
-            file_name("https://x.test/doc.pdf?x=1").as_deref(),
-            Some("doc.pdf")
+            embedded_text(
+                "file:///a.txt",
+                Some("Text/Plain; charset=utf-8; name=a"),
+                "hi"
+            ),
+            "[Resource file:///a.txt (text/plain; charset=utf-8)]\nhi"
         );
-        assert_eq!(file_name("file:///tmp/"), None);
+        assert_eq!(embedded_text("", None, "hi"), "[Media (text/plain)]\nhi");
+        let (_dir, store) = store();
+        let b64 = base64_data::encode(b"a,b\n1,2\n");
+        let part = resource("file:///t.csv", "text/csv; header=present", &b64);
+        assert_eq!(
+            media_to_content(&part, &DEFAULT, CAP, &store),
+            ModelPart::Text(
+                "[Resource file:///t.csv (text/csv; header=present)]\na,b\n1,2\n".into()
+            )
+        );
+        // Sent as text/plain, not as the declared type: its parameters go.
+        let part = resource("file:///t", "application/octet-stream; charset=utf-8", &b64);
+        assert_eq!(
+            media_to_content(&part, &DEFAULT, CAP, &store),
+            ModelPart::Text("[Resource file:///t (text/plain)]\na,b\n1,2\n".into())
+        );
+    }
+
+    #[test]
+    fn a_repairable_png_is_attached_as_its_repaired_copy() {
+        use crate::sniff::png_tests::{chunk, png};
+        let (dir, store) = store();
+        let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
+        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let iend = chunk(b"IEND", &[]);
+        let mut text = chunk(b"tEXt", b"Comment\0hi");
+        let last = text.len() - 1;
+        text[last] ^= 0x80;
+        let damaged = png(&[ihdr.clone(), text, idat.clone(), iend.clone()]);
+        let repaired = base64_data::encode(&png(&[ihdr, idat, iend]));
+        let b64 = base64_data::encode(&damaged);
+        for payload in [Payload::Bytes(&damaged), Payload::Base64(b64.as_bytes())] {
+            let part = MediaPart::new(
+                MediaKind::Resource,
+                Some("file:///x/logo%201.png"),
+                Some("image/png"),
+                payload,
+            );
+            assert_eq!(
+                media_to_content(&part, &DEFAULT, CAP, &store),
+                ModelPart::File {
+                    media_type: "image/png",
+                    data: Base64Output::Encoded(repaired.clone()),
+                    uri: Some("file:///x/logo%201.png".into()),
+                    filename: Some("logo 1.png".into()),
+                }
+            );
+        }
+        assert!(!dir.path().join("out").exists(), "nothing is saved");
     }
 
     #[test]

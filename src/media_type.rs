@@ -1,4 +1,7 @@
-//! Media type strings: normalising, the textual test, file extensions.
+//! Media type strings: normalising, the textual test, file extensions and
+//! aliases (from the format table in `sniff::formats`), header labels.
+
+use crate::sniff::formats;
 
 /// The essence of a media type: lower case, parameters and spaces removed
 /// (`Text/Markdown; charset=utf-8` -> `text/markdown`). Empty when blank.
@@ -75,81 +78,81 @@ pub fn is_generic_binary(media_type: &str) -> bool {
     )
 }
 
-/// File extension (without dot) for content of this type; `bin` when unknown.
+/// File extension (without dot) for content of this type, from the format
+/// table the sniffers answer from (`sniff::formats`): `txt` for other
+/// textual types, `bin` for the rest.
 pub fn extension(media_type: &str) -> &'static str {
     let mt = essence(media_type);
-    let known = match mt.as_str() {
-        "image/png" | "image/apng" => "png",
-        "image/jpeg" => "jpg",
-        "image/gif" => "gif",
-        "image/webp" => "webp",
-        "image/bmp" => "bmp",
-        "image/tiff" => "tif",
-        "image/x-icon" | "image/vnd.microsoft.icon" => "ico",
-        "image/avif" => "avif",
-        "image/heic" => "heic",
-        "image/heif" => "heif",
-        "image/svg+xml" => "svg",
-        "application/pdf" => "pdf",
-        "application/zip" => "zip",
-        "application/gzip" => "gz",
-        "application/x-bzip2" => "bz2",
-        "application/x-xz" => "xz",
-        "application/zstd" => "zst",
-        "application/x-7z-compressed" => "7z",
-        "application/x-tar" => "tar",
-        "application/vnd.rar" | "application/x-rar-compressed" => "rar",
-        "application/vnd.apache.parquet" => "parquet",
-        "application/vnd.sqlite3" | "application/x-sqlite3" => "sqlite",
-        "application/wasm" => "wasm",
-        "application/x-elf" | "application/x-executable" => "elf",
-        "application/x-msdownload" | "application/vnd.microsoft.portable-executable" => "exe",
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document" => "docx",
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" => "xlsx",
-        "application/vnd.openxmlformats-officedocument.presentationml.presentation" => "pptx",
-        "application/vnd.oasis.opendocument.text" => "odt",
-        "application/vnd.oasis.opendocument.spreadsheet" => "ods",
-        "application/vnd.oasis.opendocument.presentation" => "odp",
-        "application/epub+zip" => "epub",
-        "application/java-archive" => "jar",
-        "audio/mpeg" | "audio/mp3" => "mp3",
-        "audio/wav" | "audio/x-wav" | "audio/wave" | "audio/vnd.wave" => "wav",
-        "audio/flac" | "audio/x-flac" => "flac",
-        "audio/ogg" | "application/ogg" => "ogg",
-        "audio/opus" => "opus",
-        "audio/mp4" | "audio/x-m4a" | "audio/m4a" => "m4a",
-        "audio/aac" | "audio/x-aac" => "aac",
-        "audio/aiff" | "audio/x-aiff" => "aiff",
-        "audio/webm" => "weba",
-        "video/mp4" => "mp4",
-        "video/quicktime" => "mov",
-        "video/webm" => "webm",
-        "video/x-matroska" => "mkv",
-        "video/ogg" => "ogv",
-        "video/x-msvideo" => "avi",
-        "text/plain" => "txt",
-        "text/markdown" | "text/x-markdown" => "md",
-        "text/csv" => "csv",
-        "text/html" => "html",
-        "text/css" => "css",
-        "text/x-patch" | "text/x-diff" | "application/x-patch" => "patch",
-        "application/json" => "json",
-        "application/xml" | "text/xml" => "xml",
-        "application/yaml" | "application/x-yaml" | "text/yaml" => "yaml",
-        "application/toml" => "toml",
-        "application/javascript" | "text/javascript" => "js",
-        "application/x-sh" => "sh",
-        "application/sql" => "sql",
-        _ => "",
+    match formats::find(&mt) {
+        Some(format) => format.extension,
+        None if is_textual(&mt) => "txt",
+        None => "bin",
+    }
+}
+
+/// The format's own name when `media_type` is one of its aliases
+/// (`image/x-icon` -> `image/vnd.microsoft.icon`); `None` for a type the
+/// table does not know.
+pub fn canonical(media_type: &str) -> Option<&'static str> {
+    formats::find(&essence(media_type)).map(|format| format.media_type)
+}
+
+/// True when `media_type` names a particular binary format this library
+/// knows (`image/png`, `font/woff2`): text under such a label is mislabelled.
+/// Textual, generic and unknown types are not.
+pub fn names_binary_format(media_type: &str) -> bool {
+    !is_textual(media_type) && canonical(media_type).is_some()
+}
+
+/// Declared parameters a header label keeps: they say how the text reads.
+/// `charset` (its encoding), `format` and `delsp` (flowed text, RFC 3676),
+/// `header` (whether a CSV starts with a header line, RFC 4180), `variant`
+/// (the Markdown flavour, RFC 7763), `profile` (the vocabulary, RFC 6906).
+/// Others (`boundary`, `name`, `q`, ...) say nothing about the text.
+const LABEL_PARAMETERS: &[&str] = &["charset", "format", "delsp", "header", "variant", "profile"];
+
+/// `media_type` as a header label names it: with the parameters of the
+/// declared type that matter (see `LABEL_PARAMETERS`), when `media_type` is
+/// the declared type (`text/plain; charset=utf-8`). A parameter is kept once
+/// (the first), with its name in lower case and its value as written, when
+/// the value is a token or a quoted string of plain characters; anything
+/// else (brackets, quotes or backslashes inside, control characters) is
+/// left out, so the label cannot break the note around it.
+pub fn label(media_type: &str, declared: Option<&str>) -> String {
+    let mut label = media_type.to_string();
+    let Some(declared) = declared.filter(|d| essence(d) == media_type) else {
+        return label;
     };
-    if !known.is_empty() {
-        return known;
+    let mut kept: Vec<String> = Vec::new();
+    for piece in declared.split(';').skip(1) {
+        let Some((name, value)) = piece.split_once('=') else {
+            continue;
+        };
+        let name = name.trim_matches([' ', '\t']).to_ascii_lowercase();
+        let value = value.trim_matches([' ', '\t']);
+        if LABEL_PARAMETERS.contains(&name.as_str())
+            && is_plain_value(value)
+            && !kept.contains(&name)
+        {
+            label.push_str(&format!("; {name}={value}"));
+            kept.push(name);
+        }
     }
-    if is_textual(&mt) {
-        "txt"
-    } else {
-        "bin"
+    label
+}
+
+/// A token (RFC 2045) or a quoted string without quotes, backslashes,
+/// brackets or control characters inside.
+fn is_plain_value(value: &str) -> bool {
+    if let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
+        return inner
+            .bytes()
+            .all(|b| (0x20..0x7F).contains(&b) && !b"\"\\()[]".contains(&b));
     }
+    !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| (0x21..0x7F).contains(&b) && !b"()<>@,;:\\\"/[]?=".contains(&b))
 }
 
 #[cfg(test)]
@@ -202,5 +205,94 @@ mod tests {
         assert_eq!(extension("application/vnd.apache.parquet"), "parquet");
         assert_eq!(extension("text/x-rust"), "txt");
         assert_eq!(extension("application/x-unknown-thing"), "bin");
+        assert_eq!(extension("IMAGE/X-ICON; foo=bar"), "ico");
+        assert_eq!(extension("font/woff2"), "woff2");
+        assert_eq!(extension("application/ogg"), "ogx");
+    }
+
+    #[test]
+    fn aliases_and_binary_formats() {
+        assert_eq!(canonical("image/x-icon"), Some("image/vnd.microsoft.icon"));
+        assert_eq!(canonical("Image/JPG"), Some("image/jpeg"));
+        assert_eq!(canonical("application/x-thing"), None);
+        assert!(names_binary_format("image/png"));
+        assert!(names_binary_format("font/woff2"));
+        for mt in [
+            "image/svg+xml",
+            "text/plain",
+            "application/octet-stream",
+            "image/x-thing",
+        ] {
+            assert!(!names_binary_format(mt), "{mt}");
+        }
+    }
+
+    #[test]
+    fn labels_keep_the_parameters_that_matter() {
+        let cases = [
+            (
+                "text/plain",
+                Some("text/plain; charset=utf-8"),
+                "text/plain; charset=utf-8",
+            ),
+            (
+                "text/plain",
+                Some("Text/Plain;CHARSET=UTF-8"),
+                "text/plain; charset=UTF-8",
+            ),
+            (
+                "text/plain",
+                Some("text/plain; format=flowed; delsp=yes; name=a.txt"),
+                "text/plain; format=flowed; delsp=yes",
+            ),
+            (
+                "text/csv",
+                Some("text/csv; header=present; charset=utf-8"),
+                "text/csv; header=present; charset=utf-8",
+            ),
+            (
+                "text/markdown",
+                Some("text/markdown; variant=GFM"),
+                "text/markdown; variant=GFM",
+            ),
+            (
+                "application/ld+json",
+                Some("application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\""),
+                "application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"",
+            ),
+            // Another type than the label's: its parameters are not this one's.
+            (
+                "text/plain",
+                Some("application/octet-stream; charset=utf-8"),
+                "text/plain",
+            ),
+            ("text/plain", None, "text/plain"),
+            // Repeated, empty, unquoted specials, brackets, control characters.
+            (
+                "text/plain",
+                Some("text/plain; charset=utf-8; charset=latin1"),
+                "text/plain; charset=utf-8",
+            ),
+            ("text/plain", Some("text/plain; charset="), "text/plain"),
+            (
+                "text/plain",
+                Some("text/plain; profile=https://x/y"),
+                "text/plain",
+            ),
+            (
+                "text/plain",
+                Some("text/plain; charset=\"a)]\""),
+                "text/plain",
+            ),
+            (
+                "text/plain",
+                Some("text/plain; charset=utf-8\n]"),
+                "text/plain",
+            ),
+            ("text/plain", Some("text/plain; charset"), "text/plain"),
+        ];
+        for (media_type, declared, want) in cases {
+            assert_eq!(label(media_type, declared), want, "{declared:?}");
+        }
     }
 }

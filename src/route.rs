@@ -336,7 +336,7 @@ pub(crate) mod tests {
         assert_eq!(
             route(b"\x00\x01\x02\x03\xff\xfe", Some("image/png")),
             Route::Spill {
-                media_type: "image/png".into(),
+                media_type: "application/octet-stream".into(),
                 reason: Reason::Mismatch(
                     "declared image/png but the bytes do not match that format".into()
                 ),

@@ -13,40 +13,44 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
     }
     // Empty (end of central directory first) and spanned zip archives.
     if head.starts_with(b"PK\x05\x06") || head.starts_with(b"PK\x07\x08") {
-        return archive("application/zip");
+        return archive(mt!("application/zip"));
     }
     if head.starts_with(b"!<arch>\n") {
         return archive(if has_at(head, 8, b"debian-binary") {
-            "application/vnd.debian.binary-package"
+            mt!("application/vnd.debian.binary-package")
         } else {
-            "application/x-archive"
+            mt!("application/x-archive")
         });
     }
     if has_at(head, 257, b"ustar") || is_v7_tar(head) {
-        return archive("application/x-tar");
+        return archive(mt!("application/x-tar"));
     }
     let table: &[(usize, &[u8], &'static str)] = &[
-        (0, b"\x1F\x8B\x08", "application/gzip"),
-        (0, b"\x1F\x9D", "application/x-compress"),
-        (0, b"BZh", "application/x-bzip2"),
-        (0, b"\xFD7zXZ\0", "application/x-xz"),
-        (0, b"\x28\xB5\x2F\xFD", "application/zstd"),
-        (0, b"\x04\x22\x4D\x18", "application/x-lz4"),
-        (0, b"LZIP", "application/x-lzip"),
-        (0, b"7z\xBC\xAF\x27\x1C", "application/x-7z-compressed"),
-        (0, b"Rar!\x1A\x07", "application/vnd.rar"),
-        (0, b"MSCF\0\0\0\0", "application/vnd.ms-cab-compressed"),
-        (0, b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1", "application/x-cfb"),
-        (0, b"\xED\xAB\xEE\xDB", "application/x-rpm"),
-        (0, b"Cr24", "application/x-chrome-extension"),
-        (0, b"070701", "application/x-cpio"),
-        (0, b"070702", "application/x-cpio"),
-        (0, b"070707", "application/x-cpio"),
-        (0, b"\xC7\x71", "application/x-cpio"),
-        (0, b"\x71\xC7", "application/x-cpio"),
-        (0, b"\x60\xEA", "application/x-arj"),
-        (2, b"-lh", "application/x-lzh-compressed"),
-        (7, b"**ACE**", "application/x-ace-compressed"),
+        (0, b"\x1F\x8B\x08", mt!("application/gzip")),
+        (0, b"\x1F\x9D", mt!("application/x-compress")),
+        (0, b"BZh", mt!("application/x-bzip2")),
+        (0, b"\xFD7zXZ\0", mt!("application/x-xz")),
+        (0, b"\x28\xB5\x2F\xFD", mt!("application/zstd")),
+        (0, b"\x04\x22\x4D\x18", mt!("application/x-lz4")),
+        (0, b"LZIP", mt!("application/x-lzip")),
+        (0, b"7z\xBC\xAF\x27\x1C", mt!("application/x-7z-compressed")),
+        (0, b"Rar!\x1A\x07", mt!("application/vnd.rar")),
+        (0, b"MSCF\0\0\0\0", mt!("application/vnd.ms-cab-compressed")),
+        (
+            0,
+            b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1",
+            mt!("application/x-cfb"),
+        ),
+        (0, b"\xED\xAB\xEE\xDB", mt!("application/x-rpm")),
+        (0, b"Cr24", mt!("application/x-chrome-extension")),
+        (0, b"070701", mt!("application/x-cpio")),
+        (0, b"070702", mt!("application/x-cpio")),
+        (0, b"070707", mt!("application/x-cpio")),
+        (0, b"\xC7\x71", mt!("application/x-cpio")),
+        (0, b"\x71\xC7", mt!("application/x-cpio")),
+        (0, b"\x60\xEA", mt!("application/x-arj")),
+        (2, b"-lh", mt!("application/x-lzh-compressed")),
+        (7, b"**ACE**", mt!("application/x-ace-compressed")),
     ];
     table
         .iter()
@@ -87,7 +91,7 @@ fn zip_kind(head: &[u8]) -> &'static str {
             }
         };
     }
-    "application/zip"
+    mt!("application/zip")
 }
 
 struct ZipEntry<'a> {
@@ -120,17 +124,17 @@ impl<'a> ZipEntry<'a> {
 /// Media types a `mimetype` entry may hold, as static strings.
 fn mimetype_file(content: &[u8]) -> Option<&'static str> {
     const KNOWN: &[&str] = &[
-        "application/epub+zip",
-        "application/vnd.oasis.opendocument.text",
-        "application/vnd.oasis.opendocument.text-template",
-        "application/vnd.oasis.opendocument.spreadsheet",
-        "application/vnd.oasis.opendocument.spreadsheet-template",
-        "application/vnd.oasis.opendocument.presentation",
-        "application/vnd.oasis.opendocument.presentation-template",
-        "application/vnd.oasis.opendocument.graphics",
-        "application/vnd.oasis.opendocument.graphics-template",
-        "application/vnd.oasis.opendocument.formula",
-        "application/vnd.oasis.opendocument.chart",
+        mt!("application/epub+zip"),
+        mt!("application/vnd.oasis.opendocument.text"),
+        mt!("application/vnd.oasis.opendocument.text-template"),
+        mt!("application/vnd.oasis.opendocument.spreadsheet"),
+        mt!("application/vnd.oasis.opendocument.spreadsheet-template"),
+        mt!("application/vnd.oasis.opendocument.presentation"),
+        mt!("application/vnd.oasis.opendocument.presentation-template"),
+        mt!("application/vnd.oasis.opendocument.graphics"),
+        mt!("application/vnd.oasis.opendocument.graphics-template"),
+        mt!("application/vnd.oasis.opendocument.formula"),
+        mt!("application/vnd.oasis.opendocument.chart"),
     ];
     let content = content.trim_ascii();
     KNOWN
@@ -146,25 +150,28 @@ fn kind_from_name(name: &[u8]) -> Option<&'static str> {
     let prefixes: &[(&[u8], &str)] = &[
         (
             b"word/",
-            "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+            mt!("application/vnd.openxmlformats-officedocument.wordprocessingml.document"),
         ),
         (
             b"xl/",
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            mt!("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"),
         ),
         (
             b"ppt/",
-            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            mt!("application/vnd.openxmlformats-officedocument.presentationml.presentation"),
         ),
-        (b"visio/", "application/vnd.visio"),
-        (b"META-INF/mozilla.rsa", "application/x-xpinstall"),
-        (b"META-INF/MANIFEST.MF", "application/java-archive"),
+        (b"visio/", mt!("application/vnd.visio")),
+        (b"META-INF/mozilla.rsa", mt!("application/x-xpinstall")),
+        (b"META-INF/MANIFEST.MF", mt!("application/java-archive")),
         (
             b"AndroidManifest.xml",
-            "application/vnd.android.package-archive",
+            mt!("application/vnd.android.package-archive"),
         ),
-        (b"classes.dex", "application/vnd.android.package-archive"),
-        (b"3D/3dmodel.model", "model/3mf"),
+        (
+            b"classes.dex",
+            mt!("application/vnd.android.package-archive"),
+        ),
+        (b"3D/3dmodel.model", mt!("model/3mf")),
     ];
     prefixes
         .iter()

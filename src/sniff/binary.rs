@@ -8,8 +8,8 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
         // Shared by Mach-O universal binaries (a small architecture count
         // follows) and Java classes (minor/major version, major >= 45).
         return match be32(head, 4)? {
-            0..45 => binary("application/x-mach-binary"),
-            _ => binary("application/java-vm"),
+            0..45 => binary(mt!("application/x-mach-binary")),
+            _ => binary(mt!("application/java-vm")),
         };
     }
     if head.starts_with(b"MZ") {
@@ -17,45 +17,49 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
         let pe = usize::try_from(le32(head, 0x3C)?).ok()?;
         return has_at(head, pe, b"PE\0\0")
             .then_some(())
-            .and_then(|()| binary("application/vnd.microsoft.portable-executable"));
+            .and_then(|()| binary(mt!("application/vnd.microsoft.portable-executable")));
     }
     // EOT: version at 8, "LP" magic at 34.
     if has_at(head, 34, b"LP")
         && matches!(le32(head, 8), Some(0x0001_0000 | 0x0002_0001 | 0x0002_0002))
     {
-        return binary("application/vnd.ms-fontobject");
+        return binary(mt!("application/vnd.ms-fontobject"));
     }
     let table: &[(usize, &[u8], &'static str)] = &[
-        (0, b"PAR1", "application/vnd.apache.parquet"),
-        (0, b"SQLite format 3\0", "application/vnd.sqlite3"),
-        (0, b"\0asm", "application/wasm"),
-        (0, b"\x7FELF", "application/x-elf"),
-        (0, b"\xFE\xED\xFA\xCE", "application/x-mach-binary"),
-        (0, b"\xFE\xED\xFA\xCF", "application/x-mach-binary"),
-        (0, b"\xCE\xFA\xED\xFE", "application/x-mach-binary"),
-        (0, b"\xCF\xFA\xED\xFE", "application/x-mach-binary"),
-        (0, b"ARROW1\0\0", "application/vnd.apache.arrow.file"),
-        (0, b"Obj\x01", "application/avro"),
-        (0, b"\xA1\xB2\xC3\xD4", "application/vnd.tcpdump.pcap"),
-        (0, b"\xD4\xC3\xB2\xA1", "application/vnd.tcpdump.pcap"),
-        (0, b"\xA1\xB2\x3C\x4D", "application/vnd.tcpdump.pcap"),
-        (0, b"\x4D\x3C\xB2\xA1", "application/vnd.tcpdump.pcap"),
-        (0, b"BLENDER", "application/x-blender"),
-        (0, b"wOFF", "font/woff"),
-        (0, b"wOF2", "font/woff2"),
-        (0, b"OTTO", "font/otf"),
-        (0, b"ttcf", "font/collection"),
-        (0, b"\0\x01\0\0\0", "font/ttf"),
-        (0, b"FWS", "application/x-shockwave-flash"),
-        (0, b"CWS", "application/x-shockwave-flash"),
-        (0, b"ZWS", "application/x-shockwave-flash"),
-        (0, b"!BDN", "application/vnd.ms-outlook"),
-        (0, b"NES\x1A", "application/x-nintendo-nes-rom"),
-        (0, b"ITSF\x03\0\0\0", "application/vnd.ms-htmlhelp"),
-        (0, b"$FL2", "application/x-spss-sav"),
-        (0, b"\x4C\0\0\0\x01\x14\x02\0", "application/x-ms-shortcut"),
-        (36, b"acsp", "application/vnd.iccprofile"),
-        (128, b"DICM", "application/dicom"),
+        (0, b"PAR1", mt!("application/vnd.apache.parquet")),
+        (0, b"SQLite format 3\0", mt!("application/vnd.sqlite3")),
+        (0, b"\0asm", mt!("application/wasm")),
+        (0, b"\x7FELF", mt!("application/x-elf")),
+        (0, b"\xFE\xED\xFA\xCE", mt!("application/x-mach-binary")),
+        (0, b"\xFE\xED\xFA\xCF", mt!("application/x-mach-binary")),
+        (0, b"\xCE\xFA\xED\xFE", mt!("application/x-mach-binary")),
+        (0, b"\xCF\xFA\xED\xFE", mt!("application/x-mach-binary")),
+        (0, b"ARROW1\0\0", mt!("application/vnd.apache.arrow.file")),
+        (0, b"Obj\x01", mt!("application/avro")),
+        (0, b"\xA1\xB2\xC3\xD4", mt!("application/vnd.tcpdump.pcap")),
+        (0, b"\xD4\xC3\xB2\xA1", mt!("application/vnd.tcpdump.pcap")),
+        (0, b"\xA1\xB2\x3C\x4D", mt!("application/vnd.tcpdump.pcap")),
+        (0, b"\x4D\x3C\xB2\xA1", mt!("application/vnd.tcpdump.pcap")),
+        (0, b"BLENDER", mt!("application/x-blender")),
+        (0, b"wOFF", mt!("font/woff")),
+        (0, b"wOF2", mt!("font/woff2")),
+        (0, b"OTTO", mt!("font/otf")),
+        (0, b"ttcf", mt!("font/collection")),
+        (0, b"\0\x01\0\0\0", mt!("font/ttf")),
+        (0, b"FWS", mt!("application/x-shockwave-flash")),
+        (0, b"CWS", mt!("application/x-shockwave-flash")),
+        (0, b"ZWS", mt!("application/x-shockwave-flash")),
+        (0, b"!BDN", mt!("application/vnd.ms-outlook")),
+        (0, b"NES\x1A", mt!("application/x-nintendo-nes-rom")),
+        (0, b"ITSF\x03\0\0\0", mt!("application/vnd.ms-htmlhelp")),
+        (0, b"$FL2", mt!("application/x-spss-sav")),
+        (
+            0,
+            b"\x4C\0\0\0\x01\x14\x02\0",
+            mt!("application/x-ms-shortcut"),
+        ),
+        (36, b"acsp", mt!("application/vnd.iccprofile")),
+        (128, b"DICM", mt!("application/dicom")),
     ];
     table
         .iter()

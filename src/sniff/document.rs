@@ -6,20 +6,20 @@ use super::{found, has_at, Family, Sniffed, Window};
 
 pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
     if head.starts_with(b"%PDF-") {
-        return found("application/pdf", Family::Pdf);
+        return found(mt!("application/pdf"), Family::Pdf);
     }
     if head.starts_with(b"{\\rtf") {
-        return found("application/rtf", Family::Text);
+        return found(mt!("application/rtf"), Family::Text);
     }
     if head.starts_with(b"%!PS") {
-        return found("application/postscript", Family::Text);
+        return found(mt!("application/postscript"), Family::Text);
     }
     // DOS EPS binary: a header pointing at PostScript and a TIFF/WMF preview.
     if head.starts_with(&[0xC5, 0xD0, 0xD3, 0xC6]) {
-        return found("application/postscript", Family::Binary);
+        return found(mt!("application/postscript"), Family::Binary);
     }
     if has_at(head, 60, b"BOOKMOBI") {
-        return found("application/x-mobipocket-ebook", Family::Binary);
+        return found(mt!("application/x-mobipocket-ebook"), Family::Binary);
     }
     None
 }

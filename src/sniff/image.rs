@@ -1,6 +1,6 @@
 //! Raster images: magic bytes, pixel dimensions from the headers, and the
-//! structural checks for the formats a provider accepts (png, jpeg, gif,
-//! webp).
+//! structural checks for the formats a provider accepts (jpeg, gif, webp;
+//! png's chunk walk is in png.rs).
 //!
 //! APNG is reported as `image/png`: it is a valid PNG whose first frame every
 //! PNG decoder shows, so a provider that takes PNG takes it too.
@@ -8,56 +8,51 @@
 use memchr::memmem;
 
 use super::{
-    array, be16, be32, bytes, found, ftyp, has_at, has_brand, le16, le32, Family, Sniffed, Window,
+    array, be16, be32, bytes, found, ftyp, has_at, has_brand, le16, le32, png, Family, Sniffed,
+    Window,
 };
-
-const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
-/// The whole IEND chunk: zero length, type, and its fixed CRC.
-const PNG_IEND: &[u8] = b"\0\0\0\0IEND\xae\x42\x60\x82";
-/// Largest chunk length and image side the PNG spec allows (2^31 - 1).
-const PNG_MAX: u32 = 0x7FFF_FFFF;
 
 pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
     let image = |media_type| found(media_type, Family::Image);
-    if head.starts_with(PNG_SIGNATURE) {
-        return image("image/png");
+    if head.starts_with(png::SIGNATURE) {
+        return image(mt!("image/png"));
     }
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         // FF D8 FF F7 opens JPEG-LS, which ordinary JPEG decoders reject.
         return match head.get(3) {
-            Some(0xF7) => image("image/jls"),
-            _ => image("image/jpeg"),
+            Some(0xF7) => image(mt!("image/jls")),
+            _ => image(mt!("image/jpeg")),
         };
     }
     if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
-        return image("image/gif");
+        return image(mt!("image/gif"));
     }
     if head.starts_with(b"RIFF") && has_at(head, 8, b"WEBP") {
-        return image("image/webp");
+        return image(mt!("image/webp"));
     }
     if is_bmp(head) {
-        return image("image/bmp");
+        return image(mt!("image/bmp"));
     }
     if let Some(sniffed) = sniff_tiff(head) {
         return Some(sniffed);
     }
     if is_ico(head) {
         // A .cur cursor is an icon file with hotspots: same media type.
-        return image("image/vnd.microsoft.icon");
+        return image(mt!("image/vnd.microsoft.icon"));
     }
     if let Some(sniffed) = sniff_iso_image(head) {
         return Some(sniffed);
     }
     let table: &[(&[u8], &'static str)] = &[
-        (b"8BPS", "image/vnd.adobe.photoshop"),
-        (b"gimp xcf ", "image/x-xcf"),
-        (b"BPG\xFB", "image/bpg"),
-        (b"\xFF\x0A", "image/jxl"),
-        (b"\0\0\0\x0CJXL \x0D\x0A\x87\x0A", "image/jxl"),
-        (b"\xFF\x4F\xFF\x51", "image/x-jp2-codestream"),
-        (b"\xABKTX 11\xBB\x0D\x0A\x1A\x0A", "image/ktx"),
-        (b"icns", "image/icns"),
-        (b"FUJIFILMCCD-RAW", "image/x-fujifilm-raf"),
+        (b"8BPS", mt!("image/vnd.adobe.photoshop")),
+        (b"gimp xcf ", mt!("image/x-xcf")),
+        (b"BPG\xFB", mt!("image/bpg")),
+        (b"\xFF\x0A", mt!("image/jxl")),
+        (b"\0\0\0\x0CJXL \x0D\x0A\x87\x0A", mt!("image/jxl")),
+        (b"\xFF\x4F\xFF\x51", mt!("image/x-jp2-codestream")),
+        (b"\xABKTX 11\xBB\x0D\x0A\x1A\x0A", mt!("image/ktx")),
+        (b"icns", mt!("image/icns")),
+        (b"FUJIFILMCCD-RAW", mt!("image/x-fujifilm-raf")),
     ];
     table
         .iter()
@@ -82,15 +77,15 @@ fn is_ico(head: &[u8]) -> bool {
 /// that are plain TIFF inside (dng, nef, arw) are reported as TIFF.
 fn sniff_tiff(head: &[u8]) -> Option<Sniffed> {
     let media_type = if head.starts_with(b"II*\0") && has_at(head, 8, b"CR") {
-        "image/x-canon-cr2"
+        mt!("image/x-canon-cr2")
     } else if head.starts_with(b"II*\0") || head.starts_with(b"MM\0*") {
-        "image/tiff"
+        mt!("image/tiff")
     } else if head.starts_with(b"IIRO") || head.starts_with(b"IIRS") {
-        "image/x-olympus-orf"
+        mt!("image/x-olympus-orf")
     } else if head.starts_with(b"IIU\0") {
-        "image/x-panasonic-rw2"
+        mt!("image/x-panasonic-rw2")
     } else if head.starts_with(b"II\xBC") {
-        "image/vnd.ms-photo"
+        mt!("image/vnd.ms-photo")
     } else {
         return None;
     };
@@ -102,24 +97,24 @@ fn sniff_iso_image(head: &[u8]) -> Option<Sniffed> {
     if head.starts_with(b"\0\0\0\x0CjP  \x0D\x0A\x87\x0A") {
         // JPEG 2000 signature box, then an ftyp box whose brand tells which.
         let (media_type, family) = match array(head, 20)? {
-            [b'j', b'p', b'2', b' '] => ("image/jp2", Family::Image),
-            [b'j', b'p', b'x', b' '] => ("image/jpx", Family::Image),
-            [b'j', b'p', b'm', b' '] => ("image/jpm", Family::Image),
-            [b'm', b'j', b'p', b'2'] => ("video/mj2", Family::Video),
-            _ => ("image/jp2", Family::Image),
+            [b'j', b'p', b'2', b' '] => (mt!("image/jp2"), Family::Image),
+            [b'j', b'p', b'x', b' '] => (mt!("image/jpx"), Family::Image),
+            [b'j', b'p', b'm', b' '] => (mt!("image/jpm"), Family::Image),
+            [b'm', b'j', b'p', b'2'] => (mt!("video/mj2"), Family::Video),
+            _ => (mt!("image/jp2"), Family::Image),
         };
         return found(media_type, family);
     }
     let (major, compatible) = ftyp(head)?;
     let has = |brand| has_brand(major, compatible, brand);
     let media_type = match &major {
-        b"avif" | b"avis" => "image/avif",
-        b"mif1" | b"msf1" | b"miaf" if has(b"avif") || has(b"avis") => "image/avif",
-        b"heic" | b"heix" | b"heim" | b"heis" => "image/heic",
-        b"hevc" | b"hevx" => "image/heic-sequence",
-        b"mif1" => "image/heif",
-        b"msf1" => "image/heif-sequence",
-        b"crx " => "image/x-canon-cr3",
+        b"avif" | b"avis" => mt!("image/avif"),
+        b"mif1" | b"msf1" | b"miaf" if has(b"avif") || has(b"avis") => mt!("image/avif"),
+        b"heic" | b"heix" | b"heim" | b"heis" => mt!("image/heic"),
+        b"hevc" | b"hevx" => mt!("image/heic-sequence"),
+        b"mif1" => mt!("image/heif"),
+        b"msf1" => mt!("image/heif-sequence"),
+        b"crx " => mt!("image/x-canon-cr3"),
         _ => return None,
     };
     found(media_type, Family::Image)
@@ -128,7 +123,7 @@ fn sniff_iso_image(head: &[u8]) -> Option<Sniffed> {
 /// Width and height from the image header; `None` when not in `head`.
 pub(super) fn dimensions(media_type: &str, head: &[u8]) -> Option<(u32, u32)> {
     let (width, height) = match media_type {
-        "image/png" | "image/apng" => png_dimensions(head),
+        "image/png" | "image/apng" => png::dimensions(head),
         "image/jpeg" => jpeg_walk(head, true).frame,
         "image/gif" if head.len() >= 10 => Some((le16(head, 6)?.into(), le16(head, 8)?.into())),
         "image/webp" => webp_dimensions(head),
@@ -139,13 +134,6 @@ pub(super) fn dimensions(media_type: &str, head: &[u8]) -> Option<(u32, u32)> {
         _ => None,
     }?;
     (width > 0 && height > 0).then_some((width, height))
-}
-
-fn png_dimensions(head: &[u8]) -> Option<(u32, u32)> {
-    if !head.starts_with(PNG_SIGNATURE) || !has_at(head, 12, b"IHDR") {
-        return None;
-    }
-    Some((be32(head, 16)?, be32(head, 20)?))
 }
 
 fn webp_dimensions(head: &[u8]) -> Option<(u32, u32)> {
@@ -273,77 +261,6 @@ fn ispe_dimensions(head: &[u8]) -> Option<(u32, u32)> {
         .filter(|(kind, _)| kind == b"ispe")
         .filter_map(|(_, body)| Some((be32(body, 4)?, be32(body, 8)?)))
         .max_by_key(|&(w, h)| u64::from(w) * u64::from(h))
-}
-
-/// PNG: signature, a sane IHDR first, every chunk within the data with a
-/// valid type, the CRC of every chunk the head holds, an IDAT, and an IEND.
-/// Bytes after IEND are tolerated.
-pub(super) fn check_png(window: &Window) -> Result<(), String> {
-    let head = window.head;
-    if !head.starts_with(PNG_SIGNATURE) {
-        return Err("corrupt PNG: bad signature".into());
-    }
-    if head.len() < 33 {
-        return Err("truncated PNG: header incomplete".into());
-    }
-    if be32(head, 8) != Some(13) || !has_at(head, 12, b"IHDR") {
-        return Err("corrupt PNG: first chunk is not a 13-byte IHDR".into());
-    }
-    let (width, height) = png_dimensions(head).unwrap_or_default();
-    if width == 0 || height == 0 || width > PNG_MAX || height > PNG_MAX {
-        return Err(format!("corrupt PNG: invalid image size {width}x{height}"));
-    }
-
-    let mut pos = 8;
-    let mut seen_idat = false;
-    while let (Some(length), Some(kind)) = (be32(head, pos), bytes(head, pos + 4, 4)) {
-        if !kind.iter().all(u8::is_ascii_alphabetic) {
-            return Err(format!("corrupt PNG: invalid chunk type at byte {pos}"));
-        }
-        let name = String::from_utf8_lossy(kind);
-        if length > PNG_MAX {
-            return Err(format!("corrupt PNG: {name} chunk length out of range"));
-        }
-        // Type, data and CRC; `length` fits in usize on every target we build.
-        let end = usize::try_from(length)
-            .ok()
-            .and_then(|n| n.checked_add(pos + 12))
-            .filter(|&end| end <= window.len)
-            .ok_or_else(|| format!("truncated PNG: {name} chunk runs past the end of the data"))?;
-        let Some(body) = head.get(pos + 4..end - 4) else {
-            break; // The chunk goes on past the head: nothing more to see.
-        };
-        // Any bad CRC fails, ancillary chunks included: libpng would skip a
-        // bad ancillary chunk, but Pillow refuses the whole file, and a
-        // refused attachment breaks the session while a spilled one does not.
-        // Only chunks within the first HEAD_LEN bytes are summed: the same
-        // bytes whether the caller decoded all of a base64 string or its
-        // head, and a cost independent of the image size.
-        if end <= super::HEAD_LEN && be32(head, end - 4) != Some(crc32(body)) {
-            return Err(format!("corrupt PNG: CRC mismatch in {name} chunk"));
-        }
-        match kind {
-            b"IDAT" => seen_idat = true,
-            b"IEND" if window.is_whole() && !seen_idat => {
-                return Err("corrupt PNG: no IDAT chunk".into());
-            }
-            b"IEND" => return Ok(()),
-            _ => {}
-        }
-        pos = end;
-    }
-    // The walk left the head without meeting IEND: only the tail can hold it.
-    if window.is_whole() || memmem::find(window.tail, PNG_IEND).is_none() {
-        return Err("truncated PNG: IEND chunk missing".into());
-    }
-    Ok(())
-}
-
-/// CRC-32 (ISO 3309) as PNG uses it. crc32fast uses the CPU's carry-less
-/// multiply: 3.4 us for 64 KiB against 183 us for a byte-wise table (measured
-/// here), which made small images cost more than large ones.
-fn crc32(data: &[u8]) -> u32 {
-    crc32fast::hash(data)
 }
 
 /// How a JPEG marker walk ended.
@@ -583,7 +500,7 @@ pub(super) fn check_webp(window: &Window) -> Result<(), String> {
         }
         None => return Err("truncated WebP: header incomplete".into()),
     };
-    if !frame_ok || dimensions("image/webp", head).is_none() {
+    if !frame_ok || dimensions(mt!("image/webp"), head).is_none() {
         return Err("corrupt WebP: bad frame header".into());
     }
     // Chunks: fourcc, little-endian size, data padded to an even length.
@@ -611,77 +528,6 @@ pub(super) fn check_webp(window: &Window) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A PNG chunk with its real CRC.
-    fn chunk(kind: &[u8; 4], data: &[u8]) -> Vec<u8> {
-        let mut out = (data.len() as u32).to_be_bytes().to_vec();
-        out.extend_from_slice(kind);
-        out.extend_from_slice(data);
-        let crc = crc32(&out[4..]);
-        out.extend_from_slice(&crc.to_be_bytes());
-        out
-    }
-
-    fn tiny_png() -> Vec<u8> {
-        let mut ihdr = Vec::new();
-        ihdr.extend_from_slice(&3u32.to_be_bytes());
-        ihdr.extend_from_slice(&2u32.to_be_bytes());
-        ihdr.extend_from_slice(&[8, 2, 0, 0, 0]);
-        let mut png = PNG_SIGNATURE.to_vec();
-        png.extend(chunk(b"IHDR", &ihdr));
-        png.extend(chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]));
-        png.extend(chunk(b"IEND", &[]));
-        png
-    }
-
-    #[test]
-    fn crc32_known_value() {
-        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
-        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
-    }
-
-    #[test]
-    fn png_sniff_size_and_check() {
-        let png = tiny_png();
-        assert_eq!(sniff(&png).map(|s| s.media_type), Some("image/png"));
-        assert_eq!(dimensions("image/png", &png), Some((3, 2)));
-        assert_eq!(check_png(&Window::whole(&png)), Ok(()));
-        // Partial window: head of 40 bytes, tail with IEND.
-        let window = Window {
-            head: &png[..40],
-            tail: &png[png.len() - 20..],
-            len: png.len(),
-        };
-        assert_eq!(check_png(&window), Ok(()));
-    }
-
-    #[test]
-    fn png_defects_are_caught() {
-        let png = tiny_png();
-        for cut in [7, 20, 40, png.len() - 1] {
-            assert!(
-                check_png(&Window::whole(&png[..cut])).is_err(),
-                "cut at {cut}"
-            );
-        }
-        let mut bad = png.clone();
-        bad[43] ^= 1; // inside IDAT data
-        let err = check_png(&Window::whole(&bad)).unwrap_err();
-        assert_eq!(err, "corrupt PNG: CRC mismatch in IDAT chunk");
-        let mut zero = png.clone();
-        zero[16..20].copy_from_slice(&[0; 4]);
-        assert!(check_png(&Window::whole(&zero)).is_err());
-        // Partial window whose tail lacks IEND.
-        let window = Window {
-            head: &png[..40],
-            tail: &png[40..50],
-            len: png.len(),
-        };
-        assert_eq!(
-            check_png(&window).unwrap_err(),
-            "truncated PNG: IEND chunk missing"
-        );
-    }
 
     fn tiny_jpeg(app_len: usize) -> Vec<u8> {
         let mut jpeg = vec![0xFF, 0xD8];
@@ -852,7 +698,7 @@ mod tests {
 
     #[test]
     fn short_and_hostile_input_never_panics() {
-        let mut data = tiny_png();
+        let mut data = png::tests::tiny_png();
         data.extend(tiny_jpeg(3));
         data.extend(tiny_gif());
         for start in 0..data.len() {
@@ -873,7 +719,7 @@ mod tests {
                 }
                 let window = Window::whole(part);
                 let _ = (
-                    check_png(&window),
+                    png::check(&window),
                     check_jpeg(&window),
                     check_gif(&window),
                     check_webp(&window),
@@ -882,7 +728,7 @@ mod tests {
         }
         let huge = [0xFF; 40];
         let _ = (
-            check_png(&Window {
+            png::check(&Window {
                 head: &huge,
                 tail: &huge,
                 len: usize::MAX,

@@ -13,18 +13,18 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
         return sniff_after_id3(head);
     }
     if head.starts_with(b"fLaC") {
-        return audio("audio/flac");
+        return audio(mt!("audio/flac"));
     }
     if head.starts_with(b"RIFF") {
         return match bytes(head, 8, 4)? {
-            b"WAVE" => audio("audio/wav"),
-            b"AVI " => video("video/x-msvideo"),
-            b"QLCM" => audio("audio/qcelp"),
+            b"WAVE" => audio(mt!("audio/wav")),
+            b"AVI " => video(mt!("video/x-msvideo")),
+            b"QLCM" => audio(mt!("audio/qcelp")),
             _ => None,
         };
     }
     if head.starts_with(b"FORM") && (has_at(head, 8, b"AIFF") || has_at(head, 8, b"AIFC")) {
-        return audio("audio/aiff");
+        return audio(mt!("audio/aiff"));
     }
     if head.starts_with(b"OggS") {
         return sniff_ogg(head);
@@ -36,33 +36,38 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
         return Some(sniffed);
     }
     let table: &[(usize, &[u8], &'static str, Family)] = &[
-        (0, b"FLV\x01", "video/x-flv", Family::Video),
+        (0, b"FLV\x01", mt!("video/x-flv"), Family::Video),
         (
             0,
             b"\x30\x26\xB2\x75\x8E\x66\xCF\x11\xA6\xD9",
-            "video/x-ms-asf",
+            mt!("video/x-ms-asf"),
             Family::Video,
         ),
-        (0, b"\0\0\x01\xBA", "video/mpeg", Family::Video),
-        (0, b"\0\0\x01\xB3", "video/mpeg", Family::Video),
-        (0, b".RMF", "application/vnd.rn-realmedia", Family::Video),
+        (0, b"\0\0\x01\xBA", mt!("video/mpeg"), Family::Video),
+        (0, b"\0\0\x01\xB3", mt!("video/mpeg"), Family::Video),
+        (
+            0,
+            b".RMF",
+            mt!("application/vnd.rn-realmedia"),
+            Family::Video,
+        ),
         (
             0,
             b"\x06\x0E\x2B\x34\x02\x05\x01\x01",
-            "application/mxf",
+            mt!("application/mxf"),
             Family::Video,
         ),
-        (0, b"#!AMR", "audio/amr", Family::Audio),
-        (0, b"MThd", "audio/midi", Family::Audio),
-        (0, b"MAC ", "audio/ape", Family::Audio),
-        (0, b"wvpk", "audio/wavpack", Family::Audio),
-        (0, b"MPCK", "audio/x-musepack", Family::Audio),
-        (0, b"MP+", "audio/x-musepack", Family::Audio),
-        (0, b"DSD ", "audio/x-dsf", Family::Audio),
-        (0, b"Creative Voice File", "audio/x-voc", Family::Audio),
-        (0, b"IMPM", "audio/x-it", Family::Audio),
-        (0, b"Extended Module:", "audio/x-xm", Family::Audio),
-        (44, b"SCRM", "audio/x-s3m", Family::Audio),
+        (0, b"#!AMR", mt!("audio/amr"), Family::Audio),
+        (0, b"MThd", mt!("audio/midi"), Family::Audio),
+        (0, b"MAC ", mt!("audio/ape"), Family::Audio),
+        (0, b"wvpk", mt!("audio/wavpack"), Family::Audio),
+        (0, b"MPCK", mt!("audio/x-musepack"), Family::Audio),
+        (0, b"MP+", mt!("audio/x-musepack"), Family::Audio),
+        (0, b"DSD ", mt!("audio/x-dsf"), Family::Audio),
+        (0, b"Creative Voice File", mt!("audio/x-voc"), Family::Audio),
+        (0, b"IMPM", mt!("audio/x-it"), Family::Audio),
+        (0, b"Extended Module:", mt!("audio/x-xm"), Family::Audio),
+        (44, b"SCRM", mt!("audio/x-s3m"), Family::Audio),
     ];
     if let Some(&(_, _, media_type, family)) = table
         .iter()
@@ -71,11 +76,11 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
         return found(media_type, family);
     }
     if is_transport_stream(head) {
-        return video("video/mp2t");
+        return video(mt!("video/mp2t"));
     }
     // AC-3 sync word: two bytes only, so among the weak checks.
     if head.starts_with(&[0x0B, 0x77]) {
-        return audio("audio/ac3");
+        return audio(mt!("audio/ac3"));
     }
     sniff_frame(head)
 }
@@ -102,11 +107,11 @@ pub fn id3_tag_len(head: &[u8]) -> Option<usize> {
 fn sniff_after_id3(head: &[u8]) -> Option<Sniffed> {
     let after = head.get(id3_tag_len(head)?..).unwrap_or_default();
     if after.starts_with(b"fLaC") {
-        return found("audio/flac", Family::Audio);
+        return found(mt!("audio/flac"), Family::Audio);
     }
     match sniff_frame(after) {
         Some(sniffed) => Some(sniffed),
-        None => found("audio/mpeg", Family::Audio),
+        None => found(mt!("audio/mpeg"), Family::Audio),
     }
 }
 
@@ -116,18 +121,18 @@ fn sniff_ogg(head: &[u8]) -> Option<Sniffed> {
     let segments = usize::from(*head.get(26)?);
     let packet = head.get(27 + segments..).unwrap_or_default();
     let codecs: &[(&[u8], &'static str, Family)] = &[
-        (b"\x01vorbis", "audio/ogg", Family::Audio),
-        (b"OpusHead", "audio/opus", Family::Audio),
-        (b"\x7FFLAC", "audio/ogg", Family::Audio),
-        (b"Speex   ", "audio/ogg", Family::Audio),
-        (b"\x80theora", "video/ogg", Family::Video),
-        (b"\x01video", "video/ogg", Family::Video),
+        (b"\x01vorbis", mt!("audio/ogg"), Family::Audio),
+        (b"OpusHead", mt!("audio/opus"), Family::Audio),
+        (b"\x7FFLAC", mt!("audio/ogg"), Family::Audio),
+        (b"Speex   ", mt!("audio/ogg"), Family::Audio),
+        (b"\x80theora", mt!("video/ogg"), Family::Video),
+        (b"\x01video", mt!("video/ogg"), Family::Video),
     ];
     let (media_type, family) = codecs
         .iter()
         .find(|(magic, _, _)| packet.starts_with(magic))
         .map_or(
-            ("application/ogg", Family::Binary),
+            (mt!("application/ogg"), Family::Binary),
             |&(_, media_type, family)| (media_type, family),
         );
     found(media_type, family)
@@ -139,8 +144,8 @@ fn sniff_ebml(head: &[u8]) -> Option<Sniffed> {
     let header = head.get(..64).unwrap_or(head);
     let doc_type = memmem::find(header, b"\x42\x82").and_then(|at| header.get(at + 3..));
     let media_type = match doc_type {
-        Some(name) if name.starts_with(b"webm") => "video/webm",
-        _ => "video/x-matroska",
+        Some(name) if name.starts_with(b"webm") => mt!("video/webm"),
+        _ => mt!("video/x-matroska"),
     };
     found(media_type, Family::Video)
 }
@@ -157,15 +162,15 @@ fn sniff_iso_media(head: &[u8]) -> Option<Sniffed> {
             .iter()
             .any(|kind| atom == *kind)
             .then_some(())
-            .and_then(|()| video("video/quicktime"));
+            .and_then(|()| video(mt!("video/quicktime")));
     };
     match &major {
-        b"qt  " => video("video/quicktime"),
+        b"qt  " => video(mt!("video/quicktime")),
         // Apple writes "M4A " but a NUL has been seen in place of the space.
-        [b'M', b'4', b'A' | b'B' | b'P', _] | b"F4A " | b"F4B " => audio("audio/mp4"),
-        [b'3', b'g', b'2', _] => video("video/3gpp2"),
-        [b'3', b'g', _, _] => video("video/3gpp"),
-        _ => video("video/mp4"),
+        [b'M', b'4', b'A' | b'B' | b'P', _] | b"F4A " | b"F4B " => audio(mt!("audio/mp4")),
+        [b'3', b'g', b'2', _] => video(mt!("video/3gpp2")),
+        [b'3', b'g', _, _] => video(mt!("video/3gpp")),
+        _ => video(mt!("video/mp4")),
     }
 }
 
@@ -182,9 +187,9 @@ fn is_transport_stream(head: &[u8]) -> bool {
 /// head holds it, a second frame must start where the first one ends.
 fn sniff_frame(head: &[u8]) -> Option<Sniffed> {
     let media_type = if adts_frame_len(head).is_some() {
-        two_frames(head, adts_frame_len).then_some("audio/aac")
+        two_frames(head, adts_frame_len).then_some(mt!("audio/aac"))
     } else {
-        two_frames(head, mpeg_frame_len).then_some("audio/mpeg")
+        two_frames(head, mpeg_frame_len).then_some(mt!("audio/mpeg"))
     };
     found(media_type?, Family::Audio)
 }

@@ -8,17 +8,31 @@
 //! helpers at the bottom of this file and lengths read from the data are
 //! added with checked arithmetic.
 
+/// A sniffer's answer: `media_type` as the table in `formats.rs` spells it,
+/// looked up while the crate compiles, so an answer without a row (and so
+/// without an extension) does not build.
+macro_rules! mt {
+    ($media_type:literal) => {
+        const { $crate::sniff::formats::known($media_type) }
+    };
+}
+
 mod archive;
 mod binary;
 mod document;
+pub mod formats;
 mod image;
 mod media;
+mod png;
 mod text;
 
 pub use media::id3_tag_len;
+pub use png::{repair as repair_png, PngRepair};
 
 #[cfg(test)]
 mod corpus_tests;
+#[cfg(test)]
+pub(crate) use png::tests as png_tests;
 
 /// What the magic bytes say the data is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,17 +106,27 @@ pub fn image_dimensions(media_type: &str, head: &[u8]) -> Option<(u32, u32)> {
     image::dimensions(media_type, head)
 }
 
+/// What a structural check found, short of a defect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Soundness {
+    Sound,
+    /// A PNG whose only damage seen is bad CRCs on ancillary chunks: sound
+    /// once they are dropped, which [`repair_png`] on all the data confirms.
+    Repairable,
+}
+
 /// Check that data sniffed as `media_type` is complete and consistent enough
 /// for a provider to accept it. `Err` carries a short reason for the model,
 /// e.g. "truncated PNG: IEND chunk missing".
-pub fn check_structure(media_type: &str, window: &Window) -> Result<(), String> {
+pub fn check_structure(media_type: &str, window: &Window) -> Result<Soundness, String> {
+    let sound = |result: Result<(), String>| result.map(|()| Soundness::Sound);
     match media_type {
-        "image/png" => image::check_png(window),
-        "image/jpeg" => image::check_jpeg(window),
-        "image/gif" => image::check_gif(window),
-        "image/webp" => image::check_webp(window),
-        "application/pdf" => document::check_pdf(window),
-        _ => Ok(()),
+        "image/png" => png::check(window),
+        "image/jpeg" => sound(image::check_jpeg(window)),
+        "image/gif" => sound(image::check_gif(window)),
+        "image/webp" => sound(image::check_webp(window)),
+        "application/pdf" => sound(document::check_pdf(window)),
+        _ => Ok(Soundness::Sound),
     }
 }
 

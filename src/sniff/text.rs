@@ -22,14 +22,14 @@ pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
             .first()
             .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
         {
-            return text_type("text/vtt");
+            return text_type(mt!("text/vtt"));
         }
     }
     if text.starts_with(b"BEGIN:VCALENDAR") {
-        return text_type("text/calendar");
+        return text_type(mt!("text/calendar"));
     }
     if text.starts_with(b"BEGIN:VCARD") {
-        return text_type("text/vcard");
+        return text_type(mt!("text/vcard"));
     }
     sniff_markup(text)
 }
@@ -97,9 +97,9 @@ fn sniff_markup(mut text: &[u8]) -> Option<Sniffed> {
             .is_none_or(|b| b.is_ascii_whitespace() || matches!(b, b'>' | b'/'))
     });
     if is_svg {
-        found("image/svg+xml", Family::Text)
+        found(mt!("image/svg+xml"), Family::Text)
     } else if declared && text.starts_with(b"<") {
-        found("application/xml", Family::Text)
+        found(mt!("application/xml"), Family::Text)
     } else {
         None
     }
