@@ -476,14 +476,17 @@ function planResult(job, converted) {
     const entry = converted[i]
     if (entry === null) continue
     if (entry.attachment !== undefined) {
-      const [mediaType, byteLength, width, height] = entry.attachment
-      native.resultAttachment(handle, mediaType, byteLength, width, height)
+      // Indexes, not destructuring: that would run the (replaceable) array iterator.
+      const facts = entry.attachment
+      native.resultAttachment(handle, facts[0], facts[1], facts[2], facts[3])
       append(attachments, i)
     } else if (entry.media === undefined && ReflectApply(RegExpPrototypeExec, NOT_BLANK, [entry.part.text]) !== null) {
       hasText = true
     }
   }
-  const [verdicts, errorText] = native.resultDecide(handle, job.read.isError, hasText)
+  const decided = native.resultDecide(handle, job.read.isError, hasText)
+  const verdicts = decided[0]
+  const errorText = decided[1]
   const held = []
   for (let a = 0; a < attachments.length; a++) {
     if (verdicts[a] === false) append(held, a)
