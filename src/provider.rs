@@ -337,7 +337,8 @@ pub const ANTHROPIC: Profile = Profile {
 };
 
 /// On Bedrock and Google Cloud documents count toward the 20-image rule
-/// (REFERENCE section 2, from the vision page's platform notes).
+/// (the platform notes of
+/// <https://platform.claude.com/docs/en/build-with-claude/vision>).
 pub const ANTHROPIC_BEDROCK: Profile = Profile {
     name: "anthropic-bedrock",
     attachable: &ANTHROPIC_BEDROCK_ATTACHABLE,
