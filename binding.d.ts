@@ -17,6 +17,20 @@ export interface StoreHandle {
 }
 
 /**
+ * A converted media part of a whole result: `['file', mediaType, data, uri, filename, byteLength,
+ * width, height]` (`data` as in MediaAnswer) or `['text', text, savedPath, savedByteLength,
+ * savedMediaType]`.
+ */
+export type ResultAnswer =
+  | ['file', string, string | Uint8Array | null, string | null, string | null, number, number | null, number | null]
+  | ['text', string, string | null, number | null, string | null]
+
+/** An opaque handle on one tool result being converted. */
+export interface ResultHandle {
+  readonly __resultHandle: never
+}
+
+/**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
  * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
@@ -73,11 +87,8 @@ export declare function defaultMaxTextTokens(): number
  */
 export declare function embeddedTextHeader(uri: unknown, mimeType: unknown): string
 
-/**
- * The tokens a text costs, estimated: a quarter per character, 1.5 per CJK
- * character.
- */
-export declare function estimateTokens(text: unknown): number
+/** decocms' token estimate: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5). */
+export declare function estimateTokens(text: string): number
 
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: unknown): boolean
@@ -90,6 +101,46 @@ export declare function missingResourceText(): string
 
 /** The note for a `resource_link` part. */
 export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown): string
+
+/**
+ * Add an attachment of the result, in content order: the media type,
+ * decoded size and pixel size of a file part `resultMedia` answered.
+ */
+export declare function resultAttachment(result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null): void
+
+/**
+ * Decide where each attachment goes: an array with, per attachment in
+ * order, `true` (stays in the result), a string (deferred: the placeholder
+ * the result keeps) or `false` (held back: `resultSpill` saves it); and the
+ * text an error result without text gets first, or null.
+ */
+export declare function resultDecide(result: ResultHandle, isError: boolean, hasText: boolean): [Array<boolean | string>, string | null]
+
+/**
+ * Convert a media part of a result as `convertMedia` does (`how` the
+ * same), with the result's provider and note style, telling what was
+ * attached or saved.
+ */
+export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean): ResultAnswer | undefined | Promise<ResultAnswer>
+
+/**
+ * Start converting a tool result for `provider`, deferring media as
+ * `deferMedia` says.
+ */
+export declare function resultNew(provider: unknown, deferMedia: unknown): ResultHandle
+
+/**
+ * Save the attachment at `index` that `resultDecide` held back (`data`:
+ * its file part's base64), with the reason the core gave: the note and
+ * the saved file, as `resultMedia` answers.
+ */
+export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string, uri: unknown, outputDir: unknown, store: StoreHandle | undefined): ResultAnswer | Promise<ResultAnswer>
+
+/**
+ * True when both texts are JSON of the same value (key order, layout and
+ * number spelling aside).
+ */
+export declare function sameJson(a: string, b: string): boolean
 
 export interface SavedFile {
   path: string

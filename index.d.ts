@@ -34,12 +34,31 @@ export type ContentPart =
   | { type: 'text'; text: string }
   | { type: 'file'; mediaType: string; data: string; uri?: string; filename?: string }
 
-/** Target provider profiles. */
-export type ProviderName = 'default'
+/**
+ * Target provider profiles: what each takes, where, and how much (README "Whole tool results").
+ * - `default`: the strictest common denominator (png, jpeg, gif, webp, pdf; 5 MB as base64, 8000 px).
+ * - `anthropic`, `anthropic-bedrock`, `anthropic-vertex`: Claude's Messages API, direct, on Amazon
+ *   Bedrock, on Google Cloud.
+ * - `openai` (Responses), `openai-chat` (Chat Completions: media only in a user message),
+ *   `google` (Gemini), `bedrock` (Converse), `openrouter`.
+ */
+export type ProviderName =
+  | 'default'
+  | 'anthropic'
+  | 'anthropic-bedrock'
+  | 'anthropic-vertex'
+  | 'openai'
+  | 'openai-chat'
+  | 'google'
+  | 'bedrock'
+  | 'openrouter'
 
 /** Options shared by `toContent` and `toContentAsync`. */
 export interface ToContentOptions {
-  /** Target provider profile; `"default"` attaches png, jpeg, gif, webp, pdf. */
+  /**
+   * Target provider profile (default `"default"`: png, jpeg, gif, webp, pdf). `toContent` attaches
+   * what the provider takes anywhere; where it may go is `convertToolResult`'s business.
+   */
   provider?: ProviderName
   /** Folder for binaries that cannot be sent (default: a per-user temp folder). */
   outputDir?: string
@@ -142,4 +161,89 @@ export declare class ToolOutputStore {
   saveAsync(data: Uint8Array | string, options?: SaveOptions): Promise<SavedFile>
   /** Delete this store's own files older than the retention; returns how many. */
   cleanup(): number
+}
+
+/** An MCP `CallToolResult`, as `client.callTool()` returns it. */
+export interface CallToolResult {
+  content?: McpContent[]
+  /** Any JSON value; reaches the model as JSON text unless a text block already carries it. */
+  structuredContent?: unknown
+  isError?: boolean
+  _meta?: Record<string, unknown>
+}
+
+/** Options of `convertToolResult` and `convertToolResultSync`. */
+export interface ConvertOptions extends ToContentOptions {
+  /** The tool call's id; required with `attachments` (media are queued once per id). */
+  toolCallId?: string
+  /** Deferred media are also queued here, once per `toolCallId`. */
+  attachments?: AttachmentQueue
+  /**
+   * Move sendable images, documents and audio out of the tool result into a following user message:
+   * each is replaced by `[image/png image, 98 KB, attached below]` and returned in `deferred`.
+   * `'auto'` (default) defers for `openai-chat` (tool messages take text only), `openrouter` (the
+   * upstream model may not take media in a tool message) and `google` (function responses take
+   * media on Gemini 3 and later only). With `false`, what a provider takes only in a user message is
+   * saved and noted.
+   */
+  deferMedia?: boolean | 'auto'
+  /**
+   * Cap on the text of a result, in estimated tokens (`estimateTokens`). Accepted and checked (a
+   * positive integer); applies once the text cap lands (not in this version).
+   */
+  maxTextTokens?: number
+}
+
+/** A file a conversion wrote. */
+export interface SavedAttachment {
+  path: string
+  /** Decoded size in bytes. */
+  byteLength: number
+  mediaType: string
+  /** The part's uri, when it had one. */
+  uri?: string
+}
+
+/** A tool result converted for one provider. */
+export interface ConvertedToolResult {
+  /** The model-bound parts of the tool result, in order. */
+  content: ContentPart[]
+  isError: boolean
+  /** Media for a following user message (also queued when `attachments` is given). */
+  deferred: ContentPart[]
+  /** Every file written: parts that could not be sent, and attachments over the request's budget. */
+  saved: SavedAttachment[]
+}
+
+/**
+ * Convert a whole MCP tool result: each part in order (parts whose `annotations.audience` leaves out
+ * "assistant" are dropped), attachments checked against what one request may carry (image and
+ * document counts, Anthropic's 2000 px rule past 20 images, byte totals; what does not fit is saved
+ * and noted), media deferred where the provider needs it, `structuredContent` kept as JSON text, an
+ * error result given a text when it has none. The input is not modified. Decoding, checks and disk
+ * writes run on the libuv thread pool.
+ */
+export declare function convertToolResult(result: CallToolResult, options?: ConvertOptions): Promise<ConvertedToolResult>
+
+/** `convertToolResult` on the calling thread; the same answer. */
+export declare function convertToolResultSync(result: CallToolResult, options?: ConvertOptions): ConvertedToolResult
+
+/**
+ * A rough token count: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5), counting Unicode
+ * characters (decocms' formula). An estimate for budgets, not any model's tokenizer.
+ */
+export declare function estimateTokens(text: string): number
+
+/**
+ * Media deferred from tool results, waiting for the next user message. Each tool call's media are
+ * queued once, however often its result is converted (an SDK may call `toModelOutput` again).
+ */
+export declare class AttachmentQueue {
+  constructor()
+  /** Queue `parts` for `toolCallId`; `false`, and nothing queued, when that id was queued before. */
+  add(toolCallId: string, parts: ContentPart[]): boolean
+  /** Everything queued, in order, once: the queue is empty afterwards. */
+  drain(): ContentPart[]
+  /** How many parts are waiting. */
+  readonly size: number
 }

@@ -277,14 +277,6 @@ async function toContentAsync(part, options) {
   return fromAnswer(await convertMedia('async', read, settings), read.data)
 }
 
-/**
- * The tokens a text costs, estimated: a quarter token per character, 1.5 per
- * CJK character. Not any model's tokenizer: a bound for caps.
- */
-function estimateTokens(text) {
-  return native.estimateTokens(text)
-}
-
 function classify(data, declaredMediaType) {
   const bytes = privateData(data)
   return native.classify(bytes, declaredMediaType, isLatin1(bytes))
@@ -366,6 +358,361 @@ class ToolOutputStore {
   }
 }
 
+// ------------------------------------------------------------------ whole tool results
+
+const ObjectKeys = Object.keys
+const JSONStringify = JSON.stringify
+const NumberIsFinite = Number.isFinite
+const NumberIsSafeInteger = Number.isSafeInteger
+const DatePrototypeGetTime = Date.prototype.getTime
+const DatePrototypeToISOString = Date.prototype.toISOString
+const MapConstructor = Map
+const MapPrototypeHas = Map.prototype.has
+const MapPrototypeSet = Map.prototype.set
+const isDate = types.isDate
+const PromisePrototypeThen = Promise.prototype.then
+const NOT_BLANK = /\S/
+
+function ignore() {}
+
+/**
+ * A promise awaited later, after others: marked handled now, so its
+ * rejection (awaited in turn) is not reported as unhandled meanwhile.
+ */
+function started(promise) {
+  ReflectApply(PromisePrototypeThen, promise, [undefined, ignore])
+  return promise
+}
+
+/** Append to an array made here; a null-prototype descriptor, so no inherited `get` or setter plays a part. */
+function append(list, value) {
+  ObjectDefineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
+}
+
+/** Deeper `structuredContent` is refused: a cycle would never end. */
+const MAX_JSON_DEPTH = 1000
+
+/**
+ * `structuredContent` as JSON text, written from own enumerable properties
+ * only: JSON.stringify would call a `toJSON` found on a polluted prototype.
+ * Dates become ISO strings, as JSON.stringify writes them; undefined,
+ * functions and symbols are left out (null inside arrays).
+ */
+function toJson(value, depth) {
+  switch (typeof value) {
+    case 'string':
+      return JSONStringify(value)
+    case 'number':
+      return NumberIsFinite(value) ? JSONStringify(value) : 'null'
+    case 'boolean':
+      return value ? 'true' : 'false'
+    case 'bigint':
+      throw invalidArgument('`structuredContent` holds a BigInt, which JSON cannot carry')
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined
+  }
+  if (value === null) return 'null'
+  if (depth > MAX_JSON_DEPTH) throw invalidArgument('`structuredContent` is nested too deeply, or refers to itself')
+  if (isDate(value)) {
+    return NumberIsFinite(ReflectApply(DatePrototypeGetTime, value, [])) ? JSONStringify(ReflectApply(DatePrototypeToISOString, value, [])) : 'null'
+  }
+  if (ArrayIsArray(value)) {
+    const length = value.length
+    let out = '['
+    for (let i = 0; i < length; i++) {
+      const item = toJson(own(value, i), depth + 1)
+      out += `${i === 0 ? '' : ','}${item === undefined ? 'null' : item}`
+    }
+    return `${out}]`
+  }
+  const keys = ObjectKeys(value)
+  let out = '{'
+  let first = true
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
+    const item = toJson(own(value, key), depth + 1)
+    if (item === undefined) continue
+    out += `${first ? '' : ','}${JSONStringify(key)}:${item}`
+    first = false
+  }
+  return `${out}}`
+}
+
+/** The options of a whole result, each read once; the conversion ones checked as for toContent. */
+function readConvertOptions(options) {
+  const { provider, outputDir, store, maxTextTokens } = readOptions(options)
+  let toolCallId
+  let attachments
+  let deferMedia
+  if (options !== undefined && options !== null) {
+    toolCallId = own(options, 'toolCallId')
+    attachments = own(options, 'attachments')
+    deferMedia = own(options, 'deferMedia')
+  }
+  if (toolCallId === null) toolCallId = undefined
+  if (toolCallId !== undefined && typeof toolCallId !== 'string') throw invalidArgument('`toolCallId` must be a string')
+  let queue
+  if (attachments !== undefined && attachments !== null) {
+    if (!isQueue(attachments)) {
+      throw invalidArgument('`attachments` must be an AttachmentQueue of this copy of mcp-content')
+    }
+    if (toolCallId === undefined) throw invalidArgument('`toolCallId` is required with `attachments`: media are queued once per tool call')
+    queue = attachments
+  }
+  return { provider, outputDir, store, maxTextTokens, toolCallId, queue, deferMedia }
+}
+
+/** A result's parts (as readPart reads them), its error flag and its structured content as JSON text. */
+function readResult(result, settings) {
+  if (result === null || typeof result !== 'object') throw invalidArgument('`result` must be an object (an MCP CallToolResult)')
+  const content = own(result, 'content')
+  const structured = own(result, 'structuredContent')
+  const isError = own(result, 'isError') === true
+  const reads = []
+  if (content !== undefined && content !== null) {
+    if (!ArrayIsArray(content)) throw invalidArgument('`content` must be an array')
+    const length = content.length
+    for (let i = 0; i < length; i++) append(reads, readPart(own(content, i), settings))
+  }
+  const structuredJson = structured === undefined || structured === null ? undefined : toJson(structured, 0)
+  return { reads, isError, structuredJson }
+}
+
+/** A whole-result conversion under way: its options, what was read, the native handle. */
+function startResult(result, options) {
+  const settings = readConvertOptions(options)
+  const read = readResult(result, settings)
+  const handle = native.resultNew(settings.provider, settings.deferMedia)
+  return { settings, read, handle }
+}
+
+function resultMedia(how, job, media) {
+  const { kind, data, mimeType, uri } = media
+  const { outputDir, store, maxTextTokens } = job.settings
+  return native.resultMedia(how, job.handle, kind, data, mimeType, uri, outputDir, store, maxTextTokens, isLatin1(data))
+}
+
+/** A converted text part of a result (no media, nothing to budget). */
+function textEntry(part) {
+  return { part, media: undefined, attachment: undefined, saved: undefined }
+}
+
+function savedEntry(answer, media) {
+  const path = answer[2]
+  const byteLength = answer[3]
+  const mediaType = answer[4]
+  if (typeof media.uri === 'string') return { path, byteLength, mediaType, uri: media.uri }
+  return { path, byteLength, mediaType }
+}
+
+/**
+ * A media part's native answer, made into what the result needs: the model
+ * part, and the attachment facts or the saved file. Bytes are encoded here,
+ * right after they were checked (see fromAnswer).
+ */
+function fromResultAnswer(answer, media) {
+  if (answer[0] === 'text') {
+    const saved = answer[2] === null ? undefined : savedEntry(answer, media)
+    return { part: textPart(answer[1]), media, attachment: undefined, saved }
+  }
+  const part = fromAnswer([answer[1], answer[2], answer[3], answer[4]], media.data)
+  return { part, media, attachment: [answer[1], answer[5], answer[6], answer[7]], saved: undefined }
+}
+
+/**
+ * Give the core the result's attachments in order and take its verdicts:
+ * which stay, which are deferred, which are held back (saved by `spill`).
+ * Returns the decision for finishResult, with the positions to spill.
+ */
+function planResult(job, converted) {
+  const { handle } = job
+  const attachments = []
+  let hasText = false
+  for (let i = 0; i < converted.length; i++) {
+    const entry = converted[i]
+    if (entry === null) continue
+    if (entry.attachment !== undefined) {
+      // Indexes, not destructuring: that would run the (replaceable) array iterator.
+      const facts = entry.attachment
+      native.resultAttachment(handle, facts[0], facts[1], facts[2], facts[3])
+      append(attachments, i)
+    } else if (entry.media === undefined && ReflectApply(RegExpPrototypeExec, NOT_BLANK, [entry.part.text]) !== null) {
+      hasText = true
+    }
+  }
+  const decided = native.resultDecide(handle, job.read.isError, hasText)
+  const verdicts = decided[0]
+  const errorText = decided[1]
+  const held = []
+  for (let a = 0; a < attachments.length; a++) {
+    if (verdicts[a] === false) append(held, a)
+  }
+  return { attachments, verdicts, errorText, held }
+}
+
+/** Save an attachment the core held back; its note replaces the file part. */
+function spill(how, job, converted, decision, a) {
+  const entry = converted[decision.attachments[a]]
+  const { outputDir, store } = job.settings
+  return native.resultSpill(how, job.handle, a, entry.media.kind, entry.part.data, entry.media.uri, outputDir, store)
+}
+
+/** Put the verdicts and spills in place and build the answer; queue deferred media. */
+function finishResult(job, converted, decision, spilled) {
+  const { read, settings } = job
+  const content = []
+  const deferred = []
+  const saved = []
+  if (decision.errorText !== null) append(content, textPart(decision.errorText))
+  let a = 0
+  let held = 0
+  let structuredInText = false
+  for (let i = 0; i < converted.length; i++) {
+    const entry = converted[i]
+    if (entry === null) continue
+    if (entry.attachment === undefined) {
+      append(content, entry.part)
+      if (entry.saved !== undefined) append(saved, entry.saved)
+      if (entry.media === undefined && read.structuredJson !== undefined && !structuredInText) {
+        structuredInText = native.sameJson(read.structuredJson, entry.part.text)
+      }
+      continue
+    }
+    const verdict = decision.verdicts[a]
+    a++
+    if (verdict === true) {
+      append(content, entry.part)
+    } else if (typeof verdict === 'string') {
+      append(content, textPart(verdict))
+      append(deferred, entry.part)
+    } else {
+      const answer = fromResultAnswer(spilled[held], entry.media)
+      held++
+      append(content, answer.part)
+      if (answer.saved !== undefined) append(saved, answer.saved)
+    }
+  }
+  if (read.structuredJson !== undefined && !structuredInText) append(content, textPart(read.structuredJson))
+  if (settings.queue !== undefined && deferred.length > 0) queueAdd(settings.queue, settings.toolCallId, deferred)
+  return { content, isError: read.isError, deferred, saved }
+}
+
+/**
+ * Convert a whole MCP tool result for a provider: every part in order
+ * (audience honoured), attachments budgeted against what one request may
+ * carry, media deferred to a following user message where the provider
+ * needs it, structured content kept as JSON text. The input is not modified.
+ */
+function convertToolResultSync(result, options) {
+  const job = startResult(result, options)
+  const converted = []
+  const { reads } = job.read
+  for (let i = 0; i < reads.length; i++) {
+    const read = reads[i]
+    if (read === null) append(converted, null)
+    else if (read instanceof Media) append(converted, fromResultAnswer(resultMedia('sync', job, read), read))
+    else if (read instanceof LongText) append(converted, textEntry(fromBounded(boundText('sync', read, job.settings), read)))
+    else append(converted, textEntry(read))
+  }
+  const decision = planResult(job, converted)
+  const spilled = []
+  for (let h = 0; h < decision.held.length; h++) append(spilled, spill('sync', job, converted, decision, decision.held[h]))
+  return finishResult(job, converted, decision, spilled)
+}
+
+/**
+ * `convertToolResultSync` with decoding, checks and disk writes on the libuv
+ * thread pool (parts of at most 256 KiB that need no disk write are
+ * converted on the spot). All parts are started before any is awaited.
+ */
+async function convertToolResult(result, options) {
+  const job = startResult(result, options)
+  const pending = []
+  const { reads } = job.read
+  for (let i = 0; i < reads.length; i++) {
+    const read = reads[i]
+    if (read instanceof LongText) {
+      append(pending, [started(boundText('async', read, job.settings)), read])
+      continue
+    }
+    if (!(read instanceof Media)) {
+      append(pending, read === null ? null : textEntry(read))
+      continue
+    }
+    const answer = dataSize(read.data) <= INLINE_MAX_DATA ? resultMedia('inline', job, read) : undefined
+    append(pending, answer === undefined ? [started(resultMedia('async', job, read)), read] : fromResultAnswer(answer, read))
+  }
+  const converted = []
+  for (let i = 0; i < pending.length; i++) {
+    const item = pending[i]
+    if (!ArrayIsArray(item)) append(converted, item)
+    else if (item[1] instanceof LongText) append(converted, textEntry(fromBounded(await item[0], item[1])))
+    else append(converted, fromResultAnswer(await item[0], item[1]))
+  }
+  const decision = planResult(job, converted)
+  const saving = []
+  for (let h = 0; h < decision.held.length; h++) append(saving, started(spill('async', job, converted, decision, decision.held[h])))
+  const spilled = []
+  for (let h = 0; h < saving.length; h++) append(spilled, await saving[h])
+  return finishResult(job, converted, decision, spilled)
+}
+
+/** decocms' token estimate: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5). An estimate, not a tokenizer. */
+function estimateTokens(text) {
+  if (typeof text !== 'string') throw invalidArgument('`text` must be a string')
+  return native.estimateTokens(text)
+}
+
+/** Set by AttachmentQueue's static block: this file's own access to a queue. */
+let isQueue
+let queueAdd
+
+/**
+ * Media deferred from tool results, waiting for the next user message.
+ * Each tool call's media are queued once, however often its result is
+ * converted.
+ */
+class AttachmentQueue {
+  #parts = []
+  #ids = new MapConstructor()
+
+  /** Queue `parts` for `toolCallId`; false (and nothing queued) when that id was queued before. */
+  add(toolCallId, parts) {
+    if (!isQueue(this)) throw invalidArgument('`add` must be called on an AttachmentQueue')
+    if (typeof toolCallId !== 'string') throw invalidArgument('`toolCallId` must be a string')
+    if (!ArrayIsArray(parts)) throw invalidArgument('`parts` must be an array')
+    return queueAdd(this, toolCallId, parts)
+  }
+
+  /** Everything queued, in order, once: the queue is empty afterwards. */
+  drain() {
+    if (!isQueue(this)) throw invalidArgument('`drain` must be called on an AttachmentQueue')
+    const parts = this.#parts
+    this.#parts = []
+    return parts
+  }
+
+  /** How many parts are waiting. */
+  get size() {
+    if (!isQueue(this)) throw invalidArgument('`size` must be read on an AttachmentQueue')
+    return this.#parts.length
+  }
+
+  static {
+    isQueue = (value) => value !== null && typeof value === 'object' && #ids in value
+    queueAdd = (queue, toolCallId, parts) => {
+      const ids = queue.#ids
+      if (ReflectApply(MapPrototypeHas, ids, [toolCallId])) return false
+      ReflectApply(MapPrototypeSet, ids, [toolCallId, true])
+      const length = parts.length
+      for (let i = 0; i < length; i++) append(queue.#parts, own(parts, i))
+      return true
+    }
+  }
+}
+
 exports.toContent = toContent
 exports.toContentAsync = toContentAsync
 exports.classify = classify
@@ -373,3 +720,6 @@ exports.isUtf8 = isUtf8
 exports.isTextualMediaType = isTextualMediaType
 exports.estimateTokens = estimateTokens
 exports.ToolOutputStore = ToolOutputStore
+exports.convertToolResult = convertToolResult
+exports.convertToolResultSync = convertToolResultSync
+exports.AttachmentQueue = AttachmentQueue

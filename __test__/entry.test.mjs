@@ -185,7 +185,18 @@ test('media parts: a file part carries canonical base64 of the bytes checked', a
 })
 
 test('the entry exports the documented API only', () => {
-  assert.deepEqual(Object.keys(entry).sort(), ['ToolOutputStore', 'classify', 'estimateTokens', 'isTextualMediaType', 'isUtf8', 'toContent', 'toContentAsync'])
+  assert.deepEqual(Object.keys(entry).sort(), [
+    'AttachmentQueue',
+    'ToolOutputStore',
+    'classify',
+    'convertToolResult',
+    'convertToolResultSync',
+    'estimateTokens',
+    'isTextualMediaType',
+    'isUtf8',
+    'toContent',
+    'toContentAsync',
+  ])
   assert.ok(Object.keys(native).includes('convertMedia'), 'the native layer is what the entry builds on')
 })
 

@@ -15,3 +15,17 @@ export type MediaAnswer = string | [string, string | Uint8Array | null, string |
 export interface StoreHandle {
   readonly __storeHandle: never
 }
+
+/**
+ * A converted media part of a whole result: `['file', mediaType, data, uri, filename, byteLength,
+ * width, height]` (`data` as in MediaAnswer) or `['text', text, savedPath, savedByteLength,
+ * savedMediaType]`.
+ */
+export type ResultAnswer =
+  | ['file', string, string | Uint8Array | null, string | null, string | null, number, number | null, number | null]
+  | ['text', string, string | null, number | null, string | null]
+
+/** An opaque handle on one tool result being converted. */
+export interface ResultHandle {
+  readonly __resultHandle: never
+}

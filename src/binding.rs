@@ -27,14 +27,17 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, JsString, Task, Unknown, ValueType};
 use napi_derive::napi;
 
+use crate::budget::Candidate;
 use crate::classify::{self, Classification};
-use crate::content::{self, MediaKind, MediaPart, ModelPart};
+use crate::content::{self, Converted, MediaKind, MediaPart, ModelPart, NoteStyle};
 use crate::payload::{Base64Output, Payload};
 use crate::provider::{self, Profile};
+use crate::route::Reason;
 use crate::save::{self, SaveError};
 use crate::store::{self, StoreError};
 use crate::text_cap::{self, TextCap};
-use crate::{media_type, note, text};
+use crate::tool_result::{self, DeferMode, Verdict};
+use crate::{json, media_type, note, text, tokens};
 
 /// Errors thrown to JS carry one of these stable codes in `err.code`.
 mod code {
@@ -307,28 +310,48 @@ fn settings(
     store: Option<Unknown>,
     max_text_tokens: Option<Unknown>,
 ) -> Result<Settings, String> {
-    let name = string_arg(provider, "provider")?;
-    let profile = provider::profile(name.as_deref()).ok_or_else(|| {
-        invalid(format!(
-            "unknown provider \"{}\"; known: {}",
-            name.as_deref().unwrap_or_default(),
-            provider::profile_names().join(", ")
-        ))
-    })?;
-    let store = match (store_arg(store)?, string_arg(output_dir, "outputDir")?) {
-        (Some(store), _) => store,
-        (None, Some(dir)) => Arc::new(
-            store::ToolOutputStore::new(Some(PathBuf::from(dir)), None).map_err(store_error)?,
-        ),
-        (None, None) => default_store()?,
-    };
-    let text_cap =
-        text_cap::cap_from(number_arg(max_text_tokens, "maxTextTokens")?).map_err(invalid)?;
+    let profile = profile_arg(provider)?;
+    let store = store_setting(output_dir, store)?;
+    let text_cap = text_cap_arg(max_text_tokens)?;
     Ok(Settings {
         profile,
         text_cap,
         store,
     })
+}
+
+/// The text cap a `maxTextTokens` argument asks for.
+fn text_cap_arg(max_text_tokens: Option<Unknown>) -> Result<TextCap, String> {
+    text_cap::cap_from(number_arg(max_text_tokens, "maxTextTokens")?).map_err(invalid)
+}
+
+/// The provider profile named by a `provider` argument (default: "default").
+fn profile_arg(provider: Option<Unknown>) -> Result<&'static Profile, String> {
+    let name = string_arg(provider, "provider")?;
+    provider::profile(name.as_deref()).ok_or_else(|| {
+        invalid(format!(
+            "unknown provider \"{}\"; known: {}",
+            name.as_deref().unwrap_or_default(),
+            provider::profile_names().join(", ")
+        ))
+    })
+}
+
+/// The store a conversion saves in: `store`, else one for `outputDir`, else
+/// the per-user default.
+fn store_setting(
+    output_dir: Option<Unknown>,
+    store: Option<Unknown>,
+) -> Result<Arc<store::ToolOutputStore>, String> {
+    Ok(
+        match (store_arg(store)?, string_arg(output_dir, "outputDir")?) {
+            (Some(store), _) => store,
+            (None, Some(dir)) => Arc::new(
+                store::ToolOutputStore::new(Some(PathBuf::from(dir)), None).map_err(store_error)?,
+            ),
+            (None, None) => default_store()?,
+        },
+    )
 }
 
 /// Check a conversion's `provider`, `outputDir` and `maxTextTokens` without
@@ -417,14 +440,6 @@ impl Task for BoundTextTask {
 #[napi]
 pub fn default_max_text_tokens() -> f64 {
     text_cap::DEFAULT_MAX_TEXT_TOKENS as f64
-}
-
-/// The tokens a text costs, estimated: a quarter per character, 1.5 per CJK
-/// character.
-#[napi(catch_unwind, ts_args_type = "text: unknown")]
-pub fn estimate_tokens(text: Unknown) -> Result<f64, String> {
-    let text = string_arg(Some(text), "text")?.ok_or_else(|| invalid("`text` is required"))?;
-    Ok(text_cap::estimate_tokens(&text) as f64)
 }
 
 /// A store handle argument; `None` when absent, undefined or null.
@@ -653,6 +668,503 @@ pub fn convert_media<'env>(
         }))),
         _ => Err(invalid("`how` must be 'sync', 'inline' or 'async'")),
     }
+}
+
+// ---------------------------------------------------------------- whole tool results
+
+/// One tool result being converted: its provider, whether media are
+/// deferred, and its attachments in content order with the core's verdicts.
+/// The entry holds it as an opaque handle for the duration of one
+/// `convertToolResult`.
+pub struct ResultPlan {
+    profile: &'static Profile,
+    defer: bool,
+    candidates: Vec<OwnedCandidate>,
+    verdicts: Vec<Verdict>,
+}
+
+struct OwnedCandidate {
+    media_type: String,
+    byte_length: u64,
+    dimensions: Option<(u32, u32)>,
+}
+
+type ResultHandle = External<ResultPlan>;
+
+/// The plan behind a handle. Node-API checks the handle was made by this
+/// addon for this type.
+fn plan_of<'a>(value: &Unknown<'a>) -> Result<&'a mut ResultPlan, String> {
+    // SAFETY: `from_napi_mut_ref` confirms that the external's payload is a
+    // live `ResultHandle` made by this binary. The reference is used within
+    // the current native call only (no JS runs meanwhile), while the handle
+    // on this call's stack keeps the external alive, so no other reference
+    // to it exists while this one does.
+    let handle = unsafe { ResultHandle::from_napi_mut_ref(value.value().env, value.raw()) }
+        .map_err(|_| invalid("`result` must be a result handle"))?;
+    Ok(&mut **handle)
+}
+
+/// `deferMedia`: true, false, 'auto', or absent (= 'auto').
+fn defer_arg(value: Option<Unknown>) -> Result<DeferMode, String> {
+    let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
+        return Ok(DeferMode::Auto);
+    };
+    let refused = || invalid("`deferMedia` must be true, false or 'auto'");
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Boolean => {
+            // SAFETY: the value was just checked to be a boolean.
+            let on: bool = unsafe { value.cast() }.map_err(from_napi)?;
+            Ok(if on {
+                DeferMode::Always
+            } else {
+                DeferMode::Never
+            })
+        }
+        ValueType::String => match string_arg(Some(value), "deferMedia")?.as_deref() {
+            Some("auto") => Ok(DeferMode::Auto),
+            _ => Err(refused()),
+        },
+        _ => Err(refused()),
+    }
+}
+
+fn bool_arg(value: Option<Unknown>, name: &str) -> Result<bool, String> {
+    let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
+        return Ok(false);
+    };
+    if value.get_type().map_err(from_napi)? != ValueType::Boolean {
+        return Err(invalid(format!("`{name}` must be a boolean")));
+    }
+    // SAFETY: the value was just checked to be a boolean.
+    unsafe { value.cast::<bool>() }.map_err(from_napi)
+}
+
+/// Start converting a tool result for `provider`, deferring media as
+/// `deferMedia` says.
+#[napi(
+    catch_unwind,
+    ts_args_type = "provider: unknown, deferMedia: unknown",
+    ts_return_type = "ResultHandle"
+)]
+pub fn result_new(
+    provider: Option<Unknown>,
+    defer_media: Option<Unknown>,
+) -> Result<ResultHandle, String> {
+    let profile = profile_arg(provider)?;
+    let defer = defer_arg(defer_media)?.defers(profile);
+    Ok(External::new(ResultPlan {
+        profile,
+        defer,
+        candidates: Vec::new(),
+        verdicts: Vec::new(),
+    }))
+}
+
+/// A media part of a result converted, and what the conversion found: for
+/// the entry, `['file', mediaType, data, uri, filename, byteLength, width,
+/// height]` (`data` as in [`MediaAnswer`]) or `['text', text, savedPath,
+/// savedByteLength, savedMediaType]` (the last three null when nothing was
+/// saved).
+pub struct ResultAnswer {
+    converted: Converted,
+    checked_copy: Option<Vec<u8>>,
+}
+
+impl TypeName for ResultAnswer {
+    fn type_name() -> &'static str {
+        "ResultAnswer"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ToNapiValue for ResultAnswer {
+    unsafe fn to_napi_value(raw_env: sys::napi_env, answer: Self) -> napi::Result<sys::napi_value> {
+        let env = Env::from_raw(raw_env);
+        let Converted {
+            part,
+            attached,
+            saved,
+        } = answer.converted;
+        let array = match part {
+            ModelPart::Text(text) => {
+                let mut array = env.create_array(5)?;
+                array.set(0, "text")?;
+                array.set(1, text)?;
+                let (path, byte_length, media_type) = match saved {
+                    Some(saved) => (
+                        Some(saved.path),
+                        Some(saved.byte_length as f64),
+                        Some(saved.media_type),
+                    ),
+                    None => (None, None, None),
+                };
+                array.set(2, path)?;
+                array.set(3, byte_length)?;
+                array.set(4, media_type)?;
+                array
+            }
+            ModelPart::File {
+                media_type,
+                data,
+                uri,
+                filename,
+            } => {
+                let mut array = env.create_array(8)?;
+                array.set(0, "file")?;
+                array.set(1, media_type)?;
+                match (data, answer.checked_copy) {
+                    (Base64Output::Encoded(text), _) => {
+                        array.set(2, env.create_string_latin1(text.as_bytes())?)?
+                    }
+                    (Base64Output::InputBytes, Some(copy)) => array.set(2, Buffer::from(copy))?,
+                    (Base64Output::InputString | Base64Output::InputBytes, _) => {
+                        array.set(2, Null)?
+                    }
+                }
+                array.set(3, uri)?;
+                array.set(4, filename)?;
+                let byte_length = attached.map(|a| a.byte_length as f64);
+                let dimensions = attached.and_then(|a| a.dimensions);
+                array.set(5, byte_length)?;
+                array.set(6, dimensions.map(|d| d.0))?;
+                array.set(7, dimensions.map(|d| d.1))?;
+                array
+            }
+        };
+        // SAFETY: forwarded with the environment napi gave this call.
+        unsafe { Array::to_napi_value(raw_env, array) }
+    }
+}
+
+/// The bytes an async task checked, when the answer is a file part made
+/// from them: they go back to be encoded, never the caller's buffer.
+fn checked_copy(converted: &Converted, data: &mut OwnedData) -> Option<Vec<u8>> {
+    match (&converted.part, data) {
+        (
+            ModelPart::File {
+                data: Base64Output::InputBytes,
+                ..
+            },
+            OwnedData::Bytes(bytes),
+        ) => Some(std::mem::take(bytes)),
+        _ => None,
+    }
+}
+
+fn style(defer: bool) -> NoteStyle {
+    if defer {
+        NoteStyle::Deferred
+    } else {
+        NoteStyle::Standard
+    }
+}
+
+/// What converting one media part of a result needs, owned.
+struct ResultMedia {
+    fields: MediaFields,
+    profile: &'static Profile,
+    text_cap: TextCap,
+    store: Arc<store::ToolOutputStore>,
+    style: NoteStyle,
+}
+
+impl ResultMedia {
+    fn convert(&self, payload: Payload, disk: bool) -> Result<Option<Converted>, String> {
+        let part = self.fields.part(payload);
+        guarded(|| {
+            Ok(if disk {
+                Some(content::convert(
+                    &part,
+                    self.profile,
+                    self.text_cap,
+                    &self.store,
+                    self.style,
+                ))
+            } else {
+                content::convert_without_disk(&part, self.profile, self.text_cap)
+            })
+        })
+    }
+}
+
+pub struct ResultMediaTask {
+    media: ResultMedia,
+    data: OwnedData,
+}
+
+impl Task for ResultMediaTask {
+    type Output = Result<Converted, String>;
+    type JsValue = ResultAnswer;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        let converted = self.media.convert(self.data.payload(), true);
+        Ok(converted.and_then(|c| c.ok_or_else(|| js_error(code::INTERNAL, "no answer"))))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        let converted = output.map_err(|e| rejection(&env, e))?;
+        let checked_copy = checked_copy(&converted, &mut self.data);
+        Ok(ResultAnswer {
+            converted,
+            checked_copy,
+        })
+    }
+}
+
+/// Convert a media part of a result as `convertMedia` does (`how` the
+/// same), with the result's provider and note style, telling what was
+/// attached or saved.
+#[napi(
+    catch_unwind,
+    ts_args_type = "how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean",
+    ts_return_type = "ResultAnswer | undefined | Promise<ResultAnswer>"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn result_media<'env>(
+    how: Unknown<'env>,
+    result: Unknown<'env>,
+    kind: Unknown<'env>,
+    data: Option<Unknown<'env>>,
+    mime_type: Option<Unknown<'env>>,
+    uri: Option<Unknown<'env>>,
+    output_dir: Option<Unknown<'env>>,
+    store: Option<Unknown<'env>>,
+    max_text_tokens: Option<Unknown<'env>>,
+    data_is_latin1: Option<Unknown<'env>>,
+) -> Result<Either3<ResultAnswer, (), AsyncTask<ResultMediaTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let plan = plan_of(&result)?;
+    let media = ResultMedia {
+        fields: MediaFields {
+            kind: media_kind(kind)?,
+            declared: string_arg(mime_type, "mimeType")?,
+            uri: string_arg(uri, "uri")?,
+        },
+        profile: plan.profile,
+        text_cap: text_cap_arg(max_text_tokens)?,
+        store: store_setting(output_dir, store)?,
+        style: style(plan.defer),
+    };
+    let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
+    let now = |disk: bool| data.with_payload("data", |p| media.convert(p, disk))?;
+    let answer = |converted| ResultAnswer {
+        converted,
+        checked_copy: None,
+    };
+    match how.as_deref() {
+        Some("sync") => {
+            let converted = now(true)?.ok_or_else(|| js_error(code::INTERNAL, "no answer"))?;
+            Ok(Either3::A(answer(converted)))
+        }
+        Some("inline") => Ok(now(false)?.map_or(Either3::B(()), |c| Either3::A(answer(c)))),
+        Some("async") => Ok(Either3::C(AsyncTask::new(ResultMediaTask {
+            data: data.into_owned("data")?,
+            media,
+        }))),
+        _ => Err(invalid("`how` must be 'sync', 'inline' or 'async'")),
+    }
+}
+
+/// Add an attachment of the result, in content order: the media type,
+/// decoded size and pixel size of a file part `resultMedia` answered.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null"
+)]
+pub fn result_attachment(
+    result: Unknown,
+    media_type: Option<Unknown>,
+    byte_length: Option<Unknown>,
+    width: Option<Unknown>,
+    height: Option<Unknown>,
+) -> Result<(), String> {
+    let plan = plan_of(&result)?;
+    let media_type =
+        string_arg(media_type, "mediaType")?.ok_or_else(|| invalid("`mediaType` is required"))?;
+    let byte_length = number_arg(byte_length, "byteLength")?.unwrap_or(0.0);
+    let side = |v: Option<f64>| v.filter(|v| (0.0..=f64::from(u32::MAX)).contains(v));
+    let dimensions = match (
+        side(number_arg(width, "width")?),
+        side(number_arg(height, "height")?),
+    ) {
+        (Some(w), Some(h)) => Some((w as u32, h as u32)),
+        _ => None,
+    };
+    plan.candidates.push(OwnedCandidate {
+        media_type,
+        byte_length: byte_length.max(0.0) as u64,
+        dimensions,
+    });
+    Ok(())
+}
+
+/// Decide where each attachment goes: an array with, per attachment in
+/// order, `true` (stays in the result), a string (deferred: the placeholder
+/// the result keeps) or `false` (held back: `resultSpill` saves it); and the
+/// text an error result without text gets first, or null.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, isError: boolean, hasText: boolean",
+    ts_return_type = "[Array<boolean | string>, string | null]"
+)]
+pub fn result_decide<'env>(
+    env: &'env Env,
+    result: Unknown<'env>,
+    is_error: Option<Unknown<'env>>,
+    has_text: Option<Unknown<'env>>,
+) -> Result<Array<'env>, String> {
+    let plan = plan_of(&result)?;
+    let is_error = bool_arg(is_error, "isError")?;
+    let has_text = bool_arg(has_text, "hasText")?;
+    let candidates: Vec<Candidate> = plan
+        .candidates
+        .iter()
+        .map(|c| Candidate {
+            media_type: &c.media_type,
+            byte_length: c.byte_length,
+            dimensions: c.dimensions,
+        })
+        .collect();
+    let verdicts = guarded(|| Ok(tool_result::decide(plan.profile, plan.defer, &candidates)))?;
+    let build = || -> napi::Result<Array<'env>> {
+        let mut list = env.create_array(verdicts.len() as u32)?;
+        for (i, verdict) in verdicts.iter().enumerate() {
+            match verdict {
+                Verdict::InResult => list.set(i as u32, true)?,
+                Verdict::Deferred { placeholder } => list.set(i as u32, placeholder.as_str())?,
+                Verdict::Held(_) => list.set(i as u32, false)?,
+            }
+        }
+        let mut answer = env.create_array(2)?;
+        answer.set(0, list)?;
+        answer.set(1, tool_result::error_text(is_error, has_text))?;
+        Ok(answer)
+    };
+    let answer = build().map_err(from_napi)?;
+    plan.verdicts = verdicts;
+    Ok(answer)
+}
+
+/// What saving a held-back attachment needs, owned.
+struct HeldMedia {
+    kind: MediaKind,
+    uri: Option<String>,
+    media_type: String,
+    reason: Reason,
+    profile: &'static Profile,
+    store: Arc<store::ToolOutputStore>,
+    style: NoteStyle,
+}
+
+impl HeldMedia {
+    fn spill(&self, payload: Payload) -> Result<Converted, String> {
+        let part = MediaPart::new(self.kind, self.uri.as_deref(), None, payload);
+        guarded(|| {
+            Ok(content::spill_attachment(
+                &part,
+                &self.media_type,
+                &self.reason,
+                self.profile,
+                &self.store,
+                self.style,
+            ))
+        })
+    }
+}
+
+pub struct ResultSpillTask {
+    held: HeldMedia,
+    data: OwnedData,
+}
+
+impl Task for ResultSpillTask {
+    type Output = Result<Converted, String>;
+    type JsValue = ResultAnswer;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(self.held.spill(self.data.payload()))
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        let converted = output.map_err(|e| rejection(&env, e))?;
+        Ok(ResultAnswer {
+            converted,
+            checked_copy: None,
+        })
+    }
+}
+
+/// Save the attachment at `index` that `resultDecide` held back (`data`:
+/// its file part's base64), with the reason the core gave: the note and
+/// the saved file, as `resultMedia` answers.
+#[napi(
+    catch_unwind,
+    ts_args_type = "how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string, uri: unknown, outputDir: unknown, store: StoreHandle | undefined",
+    ts_return_type = "ResultAnswer | Promise<ResultAnswer>"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn result_spill<'env>(
+    how: Unknown<'env>,
+    result: Unknown<'env>,
+    index: Unknown<'env>,
+    kind: Unknown<'env>,
+    data: Unknown<'env>,
+    uri: Option<Unknown<'env>>,
+    output_dir: Option<Unknown<'env>>,
+    store: Option<Unknown<'env>>,
+) -> Result<Either<ResultAnswer, AsyncTask<ResultSpillTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let plan = plan_of(&result)?;
+    let index = number_arg(Some(index), "index")?.unwrap_or(-1.0);
+    let position = (index >= 0.0 && index.fract() == 0.0).then_some(index as usize);
+    let (candidate, reason) =
+        match position.and_then(|i| Some((plan.candidates.get(i)?, plan.verdicts.get(i)?))) {
+            Some((candidate, Verdict::Held(reason))) => (candidate, reason.clone()),
+            _ => return Err(invalid("`index` must name an attachment held back")),
+        };
+    let held = HeldMedia {
+        kind: media_kind(kind)?,
+        uri: string_arg(uri, "uri")?,
+        media_type: candidate.media_type.clone(),
+        reason,
+        profile: plan.profile,
+        store: store_setting(output_dir, store)?,
+        style: style(plan.defer),
+    };
+    let data = DataArg::read(Some(data), false)?;
+    match how.as_deref() {
+        Some("sync") => {
+            let converted = data.with_payload("data", |p| held.spill(p))??;
+            Ok(Either::A(ResultAnswer {
+                converted,
+                checked_copy: None,
+            }))
+        }
+        Some("async") => Ok(Either::B(AsyncTask::new(ResultSpillTask {
+            data: data.into_owned("data")?,
+            held,
+        }))),
+        _ => Err(invalid("`how` must be 'sync' or 'async'")),
+    }
+}
+
+/// True when both texts are JSON of the same value (key order, layout and
+/// number spelling aside).
+#[napi(catch_unwind, ts_args_type = "a: string, b: string")]
+pub fn same_json(a: Option<Unknown>, b: Option<Unknown>) -> Result<bool, String> {
+    let a = string_arg(a, "a")?.unwrap_or_default();
+    let b = string_arg(b, "b")?.unwrap_or_default();
+    guarded(|| Ok(json::same_value(&a, &b)))
+}
+
+/// decocms' token estimate: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5).
+#[napi(catch_unwind, ts_args_type = "text: string")]
+pub fn estimate_tokens(text: Option<Unknown>) -> Result<f64, String> {
+    let text = string_arg(text, "text")?.ok_or_else(|| invalid("`text` must be a string"))?;
+    Ok(tokens::estimate(&text) as f64)
 }
 
 // ---------------------------------------------------------------- notes

@@ -43,6 +43,8 @@ pub struct Classification {
     pub sniffed_media_type: Option<&'static str>,
     pub byte_length: u64,
     pub dimensions: Option<(u32, u32)>,
+    /// An animated image (a GIF of more than one image).
+    pub animated: bool,
     pub text_encoding: Option<TextEncoding>,
     /// Why the bytes are unusable as they are (truncated, corrupt, invalid
     /// base64); a provider would refuse them.
@@ -75,6 +77,7 @@ pub fn classify(payload: Payload, declared: Option<&str>) -> Classification {
             sniffed_media_type: None,
             byte_length: 0,
             dimensions: None,
+            animated: false,
             text_encoding: None,
             defect: Some(format!("invalid base64 data ({error})")),
             mismatch: None,
@@ -92,6 +95,7 @@ pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
         sniffed_media_type: None,
         byte_length: data.len() as u64,
         dimensions: None,
+        animated: false,
         text_encoding: None,
         defect: None,
         mismatch: None,
@@ -163,6 +167,7 @@ fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {
                 },
                 Err(defect) => c.defect = Some(defect),
             }
+            c.animated = is_animated(data, sniffed.media_type);
         }
         Kind::Pdf => c.defect = structure(data, sniffed.media_type).err(),
         Kind::Text => c.text_encoding = text::detect_encoding(data.full()),
@@ -235,6 +240,14 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
         }
         verdict => verdict,
     }
+}
+
+/// Whether the image is animated, from the head when it tells, else from
+/// all the bytes (a GIF whose first frame fills the head).
+fn is_animated(data: &Data, media_type: &str) -> bool {
+    sniff::is_animated(media_type, &data.window())
+        .or_else(|| sniff::is_animated(media_type, &sniff::Window::whole(data.full())))
+        .unwrap_or(false)
 }
 
 /// The declared type names the sniffed format, by its name or an alias

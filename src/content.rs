@@ -78,14 +78,85 @@ pub fn media_to_content(
     cap: TextCap,
     store: &ToolOutputStore,
 ) -> ModelPart {
+    convert(part, profile, cap, store, NoteStyle::Standard).part
+}
+
+/// Convert a media part unless that needs a disk write: `None` when the
+/// part must be saved, so a caller on the JS thread can hand it to a worker.
+pub fn media_to_content_without_disk(
+    part: &MediaPart,
+    profile: &Profile,
+    cap: TextCap,
+) -> Option<ModelPart> {
+    convert_without_disk(part, profile, cap).map(|c| c.part)
+}
+
+/// How the note for a sendable part held back by a limit reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteStyle {
+    /// `[Binary image (image/png, <N> bytes): <reason>; saved to <path>]`
+    Standard,
+    /// decocms' words, beside the `attached below` placeholders of deferred
+    /// media: `[image/png image, <KB> KB, not shown to the model: <reason>; saved to <path>]`
+    Deferred,
+}
+
+/// A converted part and what the conversion found or did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    pub part: ModelPart,
+    /// For a file part: the decoded size and the pixel size, for budgets.
+    pub attached: Option<Attached>,
+    /// The file a spill wrote.
+    pub saved: Option<Saved>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attached {
+    pub byte_length: u64,
+    pub dimensions: Option<(u32, u32)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Saved {
+    pub path: String,
+    pub byte_length: u64,
+    pub media_type: String,
+}
+
+impl Converted {
+    fn part(part: ModelPart) -> Self {
+        Converted {
+            part,
+            attached: None,
+            saved: None,
+        }
+    }
+}
+
+/// [`media_to_content`], telling what was attached or saved.
+pub fn convert(
+    part: &MediaPart,
+    profile: &Profile,
+    cap: TextCap,
+    store: &ToolOutputStore,
+    style: NoteStyle,
+) -> Converted {
     match plan(part, profile, cap) {
-        Plan::Done(model_part) => model_part,
+        Plan::Done(converted) => converted,
         Plan::Save {
             data,
             media_type,
             label,
             reason,
-        } => spill(&data, &media_type, label, &reason, store),
+        } => spill(
+            &data,
+            &media_type,
+            label,
+            &reason,
+            store,
+            notes(style, profile),
+        ),
         Plan::SaveText {
             data,
             decoded,
@@ -96,22 +167,50 @@ pub fn media_to_content(
     }
 }
 
-/// Convert a media part unless that needs a disk write: `None` when the
-/// part must be saved, so a caller on the JS thread can hand it to a worker.
-pub fn media_to_content_without_disk(
+/// [`media_to_content_without_disk`], telling what was attached.
+pub fn convert_without_disk(
     part: &MediaPart,
     profile: &Profile,
     cap: TextCap,
-) -> Option<ModelPart> {
+) -> Option<Converted> {
     match plan(part, profile, cap) {
-        Plan::Done(model_part) => Some(model_part),
+        Plan::Done(converted) => Some(converted),
         Plan::Save { .. } | Plan::SaveText { .. } => None,
+    }
+}
+
+/// Save a part that could be attached but is held back (a whole result's
+/// budget): `media_type` is its sniffed type, `reason` why it stays out.
+pub fn spill_attachment(
+    part: &MediaPart,
+    media_type: &str,
+    reason: &Reason,
+    profile: &Profile,
+    store: &ToolOutputStore,
+    style: NoteStyle,
+) -> Converted {
+    let label = label(part);
+    match Data::open(part.payload) {
+        Ok(data) => spill(
+            &data,
+            media_type,
+            label,
+            reason,
+            store,
+            notes(style, profile),
+        ),
+        Err(error) => {
+            let problem = format!("invalid base64 data ({error})");
+            Converted::part(ModelPart::Text(note::unreadable(
+                label, media_type, &problem,
+            )))
+        }
     }
 }
 
 /// A media part's outcome, short of the disk write a spill needs.
 enum Plan<'a> {
-    Done(ModelPart),
+    Done(Converted),
     Save {
         data: Data<'a>,
         media_type: String,
@@ -131,24 +230,29 @@ enum Plan<'a> {
     },
 }
 
-fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
-    let label = match (part.kind, part.uri.filter(|u| !u.is_empty())) {
+fn label<'a>(part: &MediaPart<'a>) -> Label<'a> {
+    match (part.kind, part.uri.filter(|u| !u.is_empty())) {
         (_, Some(uri)) => Label::Resource(uri),
         (MediaKind::Image, None) => Label::Image,
         (MediaKind::Audio, None) => Label::Audio,
         (MediaKind::Media | MediaKind::Resource, None) => Label::Media,
-    };
+    }
+}
+
+fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
+    let label = label(part);
     let declared = part
         .declared_media_type
         .map(media_type::essence)
         .filter(|d| !d.is_empty());
+    let done = |text: String| Plan::Done(Converted::part(ModelPart::Text(text)));
 
     let data = match Data::open(part.payload) {
         Ok(data) => data,
         Err(error) => {
             let mt = declared.as_deref().unwrap_or("application/octet-stream");
             let problem = format!("invalid base64 data ({error})");
-            return Plan::Done(ModelPart::Text(note::unreadable(label, mt, &problem)));
+            return done(note::unreadable(label, mt, &problem));
         }
     };
     let c = classify::classify_data(&data, declared);
@@ -156,26 +260,29 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
     let (save_as, reason) = match route::decide(&c, profile) {
         Route::Unreadable => {
             let problem = c.problem().unwrap_or("unreadable data");
-            return Plan::Done(ModelPart::Text(note::unreadable(
-                label,
-                &c.media_type,
-                problem,
-            )));
+            return done(note::unreadable(label, &c.media_type, problem));
         }
         Route::Attach { media_type } => {
             // A repairable PNG goes out as its copy without the damaged
             // chunks; `classify` decoded all of it to find them.
-            let data = match &c.repair {
+            let sent = match &c.repair {
                 Some(repair) => {
                     Base64Output::Encoded(base64_data::encode(&repair.apply(data.full())))
                 }
                 None => data.canonical_base64(),
             };
-            return Plan::Done(ModelPart::File {
-                media_type,
-                data,
-                uri: part.uri.map(str::to_owned),
-                filename: part.uri.and_then(file_name),
+            return Plan::Done(Converted {
+                part: ModelPart::File {
+                    media_type,
+                    data: sent,
+                    uri: part.uri.map(str::to_owned),
+                    filename: part.uri.and_then(file_name),
+                },
+                attached: Some(Attached {
+                    byte_length: c.byte_length,
+                    dimensions: c.dimensions,
+                }),
+                saved: None,
             });
         }
         Route::Text { media_type } => {
@@ -209,7 +316,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
                             cap,
                         }
                     }
-                    None => return Plan::Done(ModelPart::Text(header + &text)),
+                    None => return done(header + &text),
                 },
                 None => (c.media_type, Reason::NotText),
             }
@@ -228,29 +335,70 @@ fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
     text::decode(data.full(), c.text_encoding?)
 }
 
+/// How notes about held-back parts read, with what the deferred words need.
+#[derive(Clone, Copy)]
+struct Notes<'p> {
+    style: NoteStyle,
+    profile: &'p Profile,
+}
+
+fn notes(style: NoteStyle, profile: &Profile) -> Notes<'_> {
+    Notes { style, profile }
+}
+
+impl Notes<'_> {
+    /// The noun of the deferred words (`image`, `document`, `audio`), for a
+    /// sendable type held back by a limit while media are deferred.
+    fn deferred_noun(&self, media_type: &str, reason: &Reason) -> Option<&'static str> {
+        if self.style != NoteStyle::Deferred || !reason.is_limit() {
+            return None;
+        }
+        self.profile.attachable(media_type).map(|a| a.class.noun())
+    }
+}
+
 fn spill(
     data: &Data,
     media_type: &str,
     label: Label,
     reason: &Reason,
     store: &ToolOutputStore,
-) -> ModelPart {
+    notes: Notes,
+) -> Converted {
     let byte_length = data.len() as u64;
     let extension = media_type::extension(media_type);
+    let noun = notes.deferred_noun(media_type, reason);
     let saved = store
         .check_fits(byte_length)
         .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)));
-    let text = match saved {
-        Ok(saved) => note::saved(
-            label,
-            media_type,
-            byte_length,
-            reason,
-            &saved.path.to_string_lossy(),
-        ),
-        Err(error) => note::save_failed(label, media_type, byte_length, reason, &error.to_string()),
-    };
-    ModelPart::Text(text)
+    match saved {
+        Ok(saved) => {
+            let path = saved.path.to_string_lossy().into_owned();
+            let text = match noun {
+                Some(noun) => note::not_shown_saved(media_type, noun, byte_length, reason, &path),
+                None => note::saved(label, media_type, byte_length, reason, &path),
+            };
+            Converted {
+                part: ModelPart::Text(text),
+                attached: None,
+                saved: Some(Saved {
+                    path,
+                    byte_length,
+                    media_type: media_type.to_string(),
+                }),
+            }
+        }
+        Err(error) => {
+            let error = error.to_string();
+            let text = match noun {
+                Some(noun) => {
+                    note::not_shown_save_failed(media_type, noun, byte_length, reason, &error)
+                }
+                None => note::save_failed(label, media_type, byte_length, reason, &error),
+            };
+            Converted::part(ModelPart::Text(text))
+        }
+    }
 }
 
 /// A text over the cap: its header, a preview, and the whole text saved
@@ -262,7 +410,7 @@ fn spill_text(
     header: String,
     cap: u64,
     store: &ToolOutputStore,
-) -> ModelPart {
+) -> Converted {
     let extension = media_type::extension(media_type);
     let quarters = text_cap::preview_quarters(cap);
     let head;
@@ -299,7 +447,16 @@ fn spill_text(
             (whole, saved)
         }
     };
-    ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved))
+    let file = saved.as_ref().ok().map(|saved| Saved {
+        path: saved.path.to_string_lossy().into_owned(),
+        byte_length: saved.byte_length,
+        media_type: media_type.to_string(),
+    });
+    Converted {
+        part: ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved)),
+        attached: None,
+        saved: file,
+    }
 }
 
 /// The last path segment of a uri, percent-decoded, as a file name for
@@ -467,6 +624,110 @@ mod tests {
                 over
             );
         }
+    }
+
+    #[test]
+    fn convert_tells_what_was_attached_and_what_was_saved() {
+        use crate::route::tests::png_of_len;
+        let (_dir, store) = store();
+        let png = png_of_len(60_000);
+        let part = MediaPart::new(
+            MediaKind::Image,
+            None,
+            Some("image/png"),
+            Payload::Bytes(&png),
+        );
+        let converted = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Standard);
+        assert!(matches!(converted.part, ModelPart::File { .. }));
+        let attached = converted.attached.unwrap();
+        assert_eq!(attached.byte_length, 60_000);
+        assert!(attached.dimensions.is_some());
+        assert_eq!(converted.saved, None);
+
+        let over = png_of_len(3_932_161);
+        let part = MediaPart::new(
+            MediaKind::Image,
+            None,
+            Some("image/png"),
+            Payload::Bytes(&over),
+        );
+        let standard = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Standard);
+        let saved = standard.saved.clone().unwrap();
+        assert_eq!(
+            (saved.byte_length, saved.media_type.as_str()),
+            (3_932_161, "image/png")
+        );
+        assert_eq!(std::fs::read(&saved.path).unwrap(), over);
+        let ModelPart::Text(text) = standard.part else {
+            panic!("an image over the limit was attached");
+        };
+        assert!(
+            text.starts_with("[Binary image (image/png, 3932161 bytes): "),
+            "{text}"
+        );
+        // Deferred style: decocms' words, the reason and the path.
+        let deferred = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Deferred);
+        let path = deferred.saved.unwrap().path;
+        assert_eq!(
+            deferred.part,
+            ModelPart::Text(format!(
+                "[image/png image, 3840 KB, not shown to the model: 5.3 MB as base64, over the 5.2 MB limit; saved to {path}]"
+            ))
+        );
+        // A type the provider does not take keeps the binary note.
+        let bmp = b"BM\x3a\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x18\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00";
+        let part = MediaPart::new(MediaKind::Image, None, None, Payload::Bytes(bmp));
+        let ModelPart::Text(text) = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Deferred).part
+        else {
+            panic!("a bmp was attached");
+        };
+        assert!(
+            text.starts_with(
+                "[Binary image (image/bmp, 58 bytes): image/bmp is not accepted; saved to "
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn spill_attachment_saves_with_the_reason_given() {
+        use crate::budget::RequestExcess;
+        let (_dir, store) = store();
+        let bytes = crate::route::tests::png_of_len(60_000);
+        let b64 = base64_data::encode(&bytes);
+        let part = resource("file:///shot.png", "image/png", &b64);
+        let reason = Reason::Request(RequestExcess::Images { max: 20 });
+        let converted = spill_attachment(
+            &part,
+            "image/png",
+            &reason,
+            &DEFAULT,
+            &store,
+            NoteStyle::Standard,
+        );
+        let path = converted.saved.unwrap().path;
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        assert_eq!(
+            converted.part,
+            ModelPart::Text(format!(
+                "[Binary resource file:///shot.png (image/png, 60000 bytes): over the limit of 20 images per request; saved to {path}]"
+            ))
+        );
+        let converted = spill_attachment(
+            &part,
+            "image/png",
+            &reason,
+            &DEFAULT,
+            &store,
+            NoteStyle::Deferred,
+        );
+        let path = converted.saved.unwrap().path;
+        assert_eq!(
+            converted.part,
+            ModelPart::Text(format!(
+                "[image/png image, 59 KB, not shown to the model: over the limit of 20 images per request; saved to {path}]"
+            ))
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //!
 //! Data flows one way:
 //! payload (base64 / bytes) -> sniff -> text detection -> classify -> route
-//! (reads the provider table) -> store (spill) -> model part.
+//! (reads the provider table) -> store (spill) -> model part; for a whole
+//! tool result, `tool_result` then decides which attachments stay, move to a
+//! following user message, or are saved (`budget`: per-request limits).
 
 // The core has no unsafe code; only the Node-API layer may (allowed on
 // `mod binding` below), and every block there says why it is sound.
@@ -13,8 +15,10 @@
 #![deny(clippy::all)]
 
 pub mod base64_data;
+pub mod budget;
 pub mod classify;
 pub mod content;
+pub mod json;
 pub mod media_type;
 pub mod note;
 pub mod payload;
@@ -25,6 +29,8 @@ pub mod sniff;
 pub mod store;
 pub mod text;
 pub mod text_cap;
+pub mod tokens;
+pub mod tool_result;
 
 #[cfg(feature = "binding")]
 #[allow(unsafe_code)]

@@ -1,6 +1,7 @@
 //! The text notes the model reads instead of, or before, a part's content.
 //! Each format is documented in the README; keep them in step.
 
+use crate::budget::RequestExcess;
 use crate::provider::SizeLimit;
 use crate::route::Reason;
 
@@ -152,7 +153,104 @@ pub fn reason(why: &Reason) -> String {
         Reason::Defect(problem) | Reason::Mismatch(problem) => problem.clone(),
         Reason::TextDeclaredAs(declared) => format!("declared {declared} but the bytes are text"),
         Reason::NotText => "the bytes are not text (neither UTF-8 nor UTF-16)".into(),
+        Reason::Animated { media_type } => {
+            format!("animated {media_type} is not accepted, only still images")
+        }
+        Reason::Request(excess) => request_excess(excess),
+        Reason::UserMessageOnly { media_type } => {
+            format!("{media_type} is not accepted inside a tool result")
+        }
     }
+}
+
+/// Why an attachment does not fit what one request may carry.
+fn request_excess(excess: &RequestExcess) -> String {
+    match *excess {
+        RequestExcess::Images { max } => format!("over the limit of {max} images per request"),
+        RequestExcess::Documents { max } => {
+            format!("over the limit of {max} documents per request")
+        }
+        RequestExcess::ImagesAndDocuments { max } => {
+            format!("over the limit of {max} images and documents per request")
+        }
+        RequestExcess::ManyImages {
+            width,
+            height,
+            max_side,
+            over,
+        } => format!(
+            "{width}x{height} px, over the {max_side} px limit for requests with more than {over} images"
+        ),
+        RequestExcess::Total { limit } => format!(
+            "the attachments would pass the request limit of {} MB{}",
+            megabytes_down(limit.max()),
+            unit_suffix(limit)
+        ),
+        RequestExcess::DocumentsTotal { limit } => format!(
+            "the documents would pass the request limit of {} MB{}",
+            megabytes_down(limit.max()),
+            unit_suffix(limit)
+        ),
+    }
+}
+
+fn unit_suffix(limit: SizeLimit) -> &'static str {
+    match limit {
+        SizeLimit::DecodedBytes(_) => "",
+        SizeLimit::Base64Chars(_) => " as base64",
+    }
+}
+
+/// `<mediaType> <noun>, <KB> KB`, decocms' way of naming media for the
+/// model: KB is round(bytes / 1024).
+fn media_description(media_type: &str, noun: &str, byte_length: u64) -> String {
+    let kb = byte_length.saturating_add(512) / 1024;
+    format!("{media_type} {noun}, {kb} KB")
+}
+
+/// `[<mediaType> <noun>, <KB> KB, attached below]`: a part moved to the
+/// user message that follows the tool result.
+pub fn attached_below(media_type: &str, noun: &str, byte_length: u64) -> String {
+    format!(
+        "[{}, attached below]",
+        media_description(media_type, noun, byte_length)
+    )
+}
+
+/// `[<mediaType> <noun>, <KB> KB, not shown to the model: <reason>; saved to <path>]`:
+/// a sendable part held back by a limit while media are deferred.
+pub fn not_shown_saved(
+    media_type: &str,
+    noun: &str,
+    byte_length: u64,
+    why: &Reason,
+    path: &str,
+) -> String {
+    format!(
+        "[{}, not shown to the model: {}; saved to {path}]",
+        media_description(media_type, noun, byte_length),
+        reason(why)
+    )
+}
+
+/// `[<mediaType> <noun>, <KB> KB, not shown to the model: <reason>; could not be saved: <error>]`
+pub fn not_shown_save_failed(
+    media_type: &str,
+    noun: &str,
+    byte_length: u64,
+    why: &Reason,
+    error: &str,
+) -> String {
+    format!(
+        "[{}, not shown to the model: {}; could not be saved: {error}]",
+        media_description(media_type, noun, byte_length),
+        reason(why)
+    )
+}
+
+/// The text an `isError` result gets when the tool sent none.
+pub fn tool_error_without_text() -> String {
+    "[The tool reported an error and sent no message]".to_string()
 }
 
 /// Decimal megabytes with one decimal, rounded up: a size over a limit
@@ -260,6 +358,33 @@ pub fn resource_link(
 mod tests {
     use super::*;
     use crate::route::{PixelExcess, SizeExcess};
+
+    #[test]
+    fn deferred_media_words() {
+        assert_eq!(
+            attached_below("image/png", "image", 100_352),
+            "[image/png image, 98 KB, attached below]"
+        );
+        // round(bytes / 1024): 511 bytes is 0 KB, 512 is 1 KB.
+        assert_eq!(
+            attached_below("audio/wav", "audio", 511),
+            "[audio/wav audio, 0 KB, attached below]"
+        );
+        assert_eq!(
+            attached_below("application/pdf", "document", 512),
+            "[application/pdf document, 1 KB, attached below]"
+        );
+        assert_eq!(
+            not_shown_save_failed(
+                "image/png",
+                "image",
+                6_000_000,
+                &Reason::Request(RequestExcess::Images { max: 20 }),
+                "disk full"
+            ),
+            "[image/png image, 5859 KB, not shown to the model: over the limit of 20 images per request; could not be saved: disk full]"
+        );
+    }
 
     fn not_accepted(media_type: &str) -> Reason {
         Reason::NotAccepted {
@@ -420,6 +545,56 @@ mod tests {
         for (why, words) in cases {
             assert_eq!(reason(&why), words);
         }
+        let request = [
+            (
+                RequestExcess::Images { max: 20 },
+                "over the limit of 20 images per request",
+            ),
+            (
+                RequestExcess::Documents { max: 5 },
+                "over the limit of 5 documents per request",
+            ),
+            (
+                RequestExcess::ImagesAndDocuments { max: 100 },
+                "over the limit of 100 images and documents per request",
+            ),
+            (
+                RequestExcess::ManyImages {
+                    width: 2500,
+                    height: 300,
+                    max_side: 2000,
+                    over: 20,
+                },
+                "2500x300 px, over the 2000 px limit for requests with more than 20 images",
+            ),
+            (
+                RequestExcess::Total {
+                    limit: SizeLimit::Base64Chars(20_000_000),
+                },
+                "the attachments would pass the request limit of 20.0 MB as base64",
+            ),
+            (
+                RequestExcess::DocumentsTotal {
+                    limit: SizeLimit::DecodedBytes(50_000_000),
+                },
+                "the documents would pass the request limit of 50.0 MB",
+            ),
+        ];
+        for (excess, words) in request {
+            assert_eq!(reason(&Reason::Request(excess)), words);
+        }
+        assert_eq!(
+            reason(&Reason::Animated {
+                media_type: "image/gif".into()
+            }),
+            "animated image/gif is not accepted, only still images"
+        );
+        assert_eq!(
+            reason(&Reason::UserMessageOnly {
+                media_type: "image/heic".into()
+            }),
+            "image/heic is not accepted inside a tool result"
+        );
         assert_eq!(
             save_failed(
                 Label::Image,

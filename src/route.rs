@@ -1,6 +1,7 @@
 //! Where a classified media part goes for a provider: attached as a file,
 //! sent as decoded text, or spilled to disk.
 
+use crate::budget::RequestExcess;
 use crate::classify::{Classification, Kind};
 use crate::media_type;
 use crate::provider::{AttachLimits, Profile, SizeLimit};
@@ -43,6 +44,24 @@ pub enum Reason {
     TextDeclaredAs(String),
     /// A text format (svg, xml) whose bytes are not UTF-8 or UTF-16.
     NotText,
+    /// An animation where the provider takes still images only.
+    Animated { media_type: String },
+    /// Over what one request may carry (a whole tool result's budget).
+    Request(RequestExcess),
+    /// A type the provider takes only in a user message, and media are not
+    /// deferred to one.
+    UserMessageOnly { media_type: String },
+}
+
+impl Reason {
+    /// A sendable part held back by a limit (its own or the request's),
+    /// rather than something wrong with its type or bytes.
+    pub fn is_limit(&self) -> bool {
+        matches!(
+            self,
+            Reason::OverLimits { .. } | Reason::Request(_) | Reason::Animated { .. }
+        )
+    }
 }
 
 /// An image's size against the provider's side limit.
@@ -96,6 +115,11 @@ pub fn decide(c: &Classification, profile: &Profile) -> Route {
 fn refusal(c: &Classification, limits: &AttachLimits) -> Option<Reason> {
     if let Some(defect) = &c.defect {
         return Some(Reason::Defect(defect.clone()));
+    }
+    if c.animated && !limits.animated {
+        return Some(Reason::Animated {
+            media_type: c.media_type.clone(),
+        });
     }
     let pixels = match (limits.max_side, c.dimensions) {
         (None, _) => None,
@@ -288,6 +312,36 @@ pub(crate) mod tests {
                 reason: Reason::Defect(
                     "truncated PNG: IDAT chunk runs past the end of the data".into()
                 ),
+            }
+        );
+    }
+
+    #[test]
+    fn animated_gifs_only_where_the_row_takes_them() {
+        use crate::provider::{ANTHROPIC, OPENAI};
+        // Header, 2-entry global table, then two frames and the trailer.
+        let mut gif = b"GIF89a\x05\x00\x07\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
+        let frame = b"\x21\xf9\x04\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x05\x00\x07\x00\x00\x02\x02\x44\x01\x00";
+        gif.extend_from_slice(frame);
+        let still = [&gif[..], b";"].concat();
+        gif.extend_from_slice(frame);
+        gif.push(b';');
+        let decide_for = |data: &[u8], profile| {
+            decide(&classify(Payload::Bytes(data), Some("image/gif")), profile)
+        };
+        let attach = Route::Attach {
+            media_type: "image/gif",
+        };
+        assert_eq!(decide_for(&still, &OPENAI), attach);
+        assert_eq!(decide_for(&gif, &ANTHROPIC), attach);
+        assert_eq!(decide_for(&gif, &DEFAULT), attach);
+        assert_eq!(
+            decide_for(&gif, &OPENAI),
+            Route::Spill {
+                media_type: "image/gif".into(),
+                reason: Reason::Animated {
+                    media_type: "image/gif".into()
+                }
             }
         );
     }

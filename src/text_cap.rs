@@ -1,12 +1,13 @@
 //! Bounded text. A text over the cap reaches the model as a preview, cut at a
 //! line boundary, and a note naming the whole text saved by the store, with
-//! its size and line count. Lengths are estimated in tokens, the unit models
-//! are limited by.
+//! its size and line count. Lengths are estimated in tokens ([`tokens`]), the
+//! unit models are limited by.
 
 use std::io::{self, Write};
 
 use crate::note::{self, TextShown};
 use crate::store::ToolOutputStore;
+use crate::tokens;
 
 /// The default cap: about 50,000 characters of English, where opencode (50
 /// KiB) and Claude Code (50,000 characters) spill a tool's text to a file.
@@ -15,41 +16,9 @@ pub const DEFAULT_MAX_TEXT_TOKENS: u64 = 12_500;
 /// The preview gets this share of the cap.
 const PREVIEW_SHARE: u64 = 5;
 
-/// Token costs in quarter tokens: ceil(other chars / 4) + ceil(CJK chars * 1.5).
+/// Token costs in quarter tokens (see [`tokens::estimate`]).
 const QUARTERS_OTHER: u64 = 1;
 const QUARTERS_CJK: u64 = 6;
-
-/// An estimate of the tokens `text` costs: a quarter token per character,
-/// one and a half per CJK character (CJK text tokenizes about one token per
-/// character or worse). Not any model's tokenizer: a bound for caps.
-pub fn estimate_tokens(text: &str) -> u64 {
-    let (cjk, other) = text.chars().fold((0u64, 0u64), |(cjk, other), c| {
-        if is_cjk(c) {
-            (cjk + 1, other)
-        } else {
-            (cjk, other + 1)
-        }
-    });
-    other.div_ceil(4) + (cjk * 3).div_ceil(2)
-}
-
-/// Han, Hiragana, Katakana, Hangul and CJK punctuation and forms.
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x1100..=0x11FF        // Hangul Jamo
-        | 0x2E80..=0x2FDF      // CJK radicals
-        | 0x3000..=0x30FF      // CJK punctuation, Hiragana, Katakana
-        | 0x3100..=0x31FF      // Bopomofo, Hangul compatibility Jamo, Katakana ext.
-        | 0x3200..=0x4DBF      // enclosed CJK, CJK ext. A
-        | 0x4E00..=0x9FFF      // CJK unified ideographs
-        | 0xA960..=0xA97F      // Hangul Jamo ext. A
-        | 0xAC00..=0xD7FF      // Hangul syllables and Jamo ext. B
-        | 0xF900..=0xFAFF      // CJK compatibility ideographs
-        | 0xFE30..=0xFE4F      // CJK compatibility forms
-        | 0xFF00..=0xFFEF      // half- and full-width forms
-        | 0x20000..=0x3FFFF    // CJK ext. B and later
-    )
-}
 
 /// A text cap in tokens; `None` turns capping off.
 pub type TextCap = Option<u64>;
@@ -62,7 +31,7 @@ pub fn is_over(text: &str, cap: TextCap) -> bool {
     if chars_bound.saturating_mul(3).div_ceil(2) <= cap {
         return false;
     }
-    estimate_tokens(text) > cap
+    tokens::estimate(text) > cap
 }
 
 /// The cap a caller asked for: `None` (not given) is the default, infinity
@@ -99,7 +68,7 @@ pub fn preview(text: &str, quarters: u64) -> Preview<'_> {
     let mut last_line_end = None;
     let mut lines = 0;
     for (at, c) in text.char_indices() {
-        spent += if is_cjk(c) {
+        spent += if tokens::is_cjk(c) {
             QUARTERS_CJK
         } else {
             QUARTERS_OTHER
@@ -234,15 +203,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn estimates_tokens_cjk_aware() {
-        assert_eq!(estimate_tokens(""), 0);
-        assert_eq!(estimate_tokens("abcd"), 1);
-        assert_eq!(estimate_tokens("abcde"), 2);
-        assert_eq!(estimate_tokens("漢字"), 3);
-        assert_eq!(estimate_tokens("한국어 text"), 2 + 5);
-    }
-
-    #[test]
     fn short_texts_are_not_counted() {
         assert!(!is_over("x".repeat(1000).as_str(), Some(1500)));
         assert!(is_over("x".repeat(6001).as_str(), Some(1500)));
@@ -314,7 +274,7 @@ mod tests {
             "{note}"
         );
         assert!(
-            estimate_tokens(&out) < 500,
+            tokens::estimate(&out) < 500,
             "the preview keeps within the cap"
         );
     }

@@ -391,7 +391,7 @@ pub(super) fn check_jpeg(window: &Window) -> Result<(), String> {
 /// How a GIF block walk ended.
 enum GifEnd {
     Trailer { images: usize },
-    OutOfData,
+    OutOfData { images: usize },
     Corrupt(String),
 }
 
@@ -415,13 +415,13 @@ fn gif_walk(data: &[u8]) -> GifEnd {
         }
     };
     let Some(&flags) = data.get(10) else {
-        return GifEnd::OutOfData;
+        return GifEnd::OutOfData { images: 0 };
     };
     let mut pos = 13 + gif_color_table(flags);
     let mut images = 0;
     loop {
         let next = match data.get(pos) {
-            None => return GifEnd::OutOfData,
+            None => return GifEnd::OutOfData { images },
             Some(0x3B) => return GifEnd::Trailer { images },
             // Extension: introducer, label, sub-blocks.
             Some(0x21) => skip_sub_blocks(pos + 2),
@@ -439,7 +439,7 @@ fn gif_walk(data: &[u8]) -> GifEnd {
         };
         match next {
             Some(next) => pos = next,
-            None => return GifEnd::OutOfData,
+            None => return GifEnd::OutOfData { images },
         }
     }
 }
@@ -460,13 +460,26 @@ pub(super) fn check_gif(window: &Window) -> Result<(), String> {
         GifEnd::Corrupt(reason) => Err(reason),
         GifEnd::Trailer { images: 0 } => Err("corrupt GIF: no image in the file".into()),
         GifEnd::Trailer { .. } => Ok(()),
-        GifEnd::OutOfData if window.is_whole() => {
+        GifEnd::OutOfData { .. } if window.is_whole() => {
             Err("truncated GIF: data ends before the trailer".into())
         }
-        GifEnd::OutOfData if window.tail.last() != Some(&0x3B) => {
+        GifEnd::OutOfData { .. } if window.tail.last() != Some(&0x3B) => {
             Err("truncated GIF: trailer byte missing at the end".into())
         }
-        GifEnd::OutOfData => Ok(()),
+        GifEnd::OutOfData { .. } => Ok(()),
+    }
+}
+
+/// Whether a GIF is an animation: more than one image descriptor. `None`
+/// when `head` is not all of the data and ends before a second image or the
+/// trailer is seen.
+pub(super) fn gif_is_animated(head: &[u8], whole: bool) -> Option<bool> {
+    match gif_walk(head) {
+        GifEnd::Trailer { images } => Some(images > 1),
+        GifEnd::OutOfData { images } if images > 1 => Some(true),
+        GifEnd::OutOfData { .. } if !whole => None,
+        // Truncated or corrupt: refused for that reason anyway.
+        GifEnd::OutOfData { .. } | GifEnd::Corrupt(_) => Some(false),
     }
 }
 
@@ -580,6 +593,28 @@ mod tests {
             sniff(&[0xFF, 0xD8, 0xFF, 0xF7, 0, 0]).map(|s| s.media_type),
             Some("image/jls")
         );
+    }
+
+    #[test]
+    fn gif_animation_is_more_than_one_image() {
+        let still = tiny_gif();
+        assert_eq!(gif_is_animated(&still, true), Some(false));
+        // A second graphic control extension and image before the trailer.
+        let frame = &still[19..still.len() - 1];
+        let mut animated = still[..still.len() - 1].to_vec();
+        animated.extend_from_slice(frame);
+        animated.push(0x3B);
+        assert_eq!(check_gif(&Window::whole(&animated)), Ok(()));
+        assert_eq!(gif_is_animated(&animated, true), Some(true));
+        // Two images seen before a cut: animated whatever follows.
+        assert_eq!(
+            gif_is_animated(&animated[..animated.len() - 1], false),
+            Some(true)
+        );
+        // One image seen, then the head ends: unknown unless it is all.
+        let cut = &still[..still.len() - 1];
+        assert_eq!(gif_is_animated(cut, false), None);
+        assert_eq!(gif_is_animated(cut, true), Some(false));
     }
 
     fn tiny_gif() -> Vec<u8> {

@@ -130,6 +130,15 @@ pub fn check_structure(media_type: &str, window: &Window) -> Result<Soundness, S
     }
 }
 
+/// Whether an image is an animation (a GIF with more than one image).
+/// `None` when the window does not show enough of the data to tell.
+pub fn is_animated(media_type: &str, window: &Window) -> Option<bool> {
+    match media_type {
+        "image/gif" => image::gif_is_animated(window.head, window.is_whole()),
+        _ => Some(false),
+    }
+}
+
 const fn found(media_type: &'static str, family: Family) -> Option<Sniffed> {
     Some(Sniffed { media_type, family })
 }

@@ -1,0 +1,315 @@
+//! Which attachments of one tool result fit what a provider takes in one
+//! request: image and document counts, the many-image pixel rule, byte
+//! totals. A result is budgeted as if it were the request's only media; the
+//! rest of the conversation is the caller's to count.
+
+use crate::provider::{MediaClass, Profile, RequestLimits, SizeLimit};
+
+/// An attachment the result would carry, in content order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Candidate<'a> {
+    pub media_type: &'a str,
+    pub byte_length: u64,
+    pub dimensions: Option<(u32, u32)>,
+}
+
+/// Why an attachment does not fit the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestExcess {
+    Images {
+        max: u32,
+    },
+    Documents {
+        max: u32,
+    },
+    ImagesAndDocuments {
+        max: u32,
+    },
+    /// Over the side limit that applies once a request has many images.
+    ManyImages {
+        width: u32,
+        height: u32,
+        max_side: u32,
+        over: u32,
+    },
+    /// All attachments together would pass this size.
+    Total {
+        limit: SizeLimit,
+    },
+    /// All documents together would pass this size.
+    DocumentsTotal {
+        limit: SizeLimit,
+    },
+}
+
+/// For each candidate, `None` when it fits, else why not. Candidates are
+/// taken in order while the counts and totals allow; then, when more than
+/// the many-image threshold remain, the images over its side limit are held
+/// back, all of them or only as many as it takes to come down to the
+/// threshold, whichever keeps more images.
+pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestExcess>> {
+    let limits = &profile.request;
+    let classes: Vec<Option<MediaClass>> = candidates
+        .iter()
+        .map(|c| profile.attachable(c.media_type).map(|a| a.class))
+        .collect();
+    let mut verdicts: Vec<Option<RequestExcess>> = Vec::with_capacity(candidates.len());
+    let mut tally = Tally::default();
+    for (candidate, class) in candidates.iter().zip(&classes) {
+        let excess = tally.excess(limits, candidate, *class);
+        if excess.is_none() {
+            tally.add(limits, candidate, *class);
+        }
+        verdicts.push(excess);
+    }
+    apply_many_images(profile, candidates, &classes, &mut verdicts);
+    verdicts
+}
+
+#[derive(Default)]
+struct Tally {
+    images: u32,
+    documents: u32,
+    total: u64,
+    documents_total: u64,
+}
+
+impl Tally {
+    fn excess(
+        &self,
+        limits: &RequestLimits,
+        candidate: &Candidate,
+        class: Option<MediaClass>,
+    ) -> Option<RequestExcess> {
+        let is_image = class == Some(MediaClass::Image);
+        let is_document = class == Some(MediaClass::Document);
+        let full = |count: u32, max: Option<u32>| max.filter(|&max| count >= max);
+        if is_image {
+            if let Some(max) = full(self.images, limits.max_images) {
+                return Some(RequestExcess::Images { max });
+            }
+        }
+        if is_document {
+            if let Some(max) = full(self.documents, limits.max_documents) {
+                return Some(RequestExcess::Documents { max });
+            }
+        }
+        if is_image || is_document {
+            let both = self.images + self.documents;
+            if let Some(max) = full(both, limits.max_images_and_documents) {
+                return Some(RequestExcess::ImagesAndDocuments { max });
+            }
+        }
+        let passes = |sum: u64, limit: SizeLimit| {
+            sum.saturating_add(limit.measure(candidate.byte_length)) > limit.max()
+        };
+        if let Some(limit) = limits.max_total.filter(|&l| passes(self.total, l)) {
+            return Some(RequestExcess::Total { limit });
+        }
+        if is_document {
+            let over = limits
+                .max_documents_total
+                .filter(|&l| passes(self.documents_total, l));
+            if let Some(limit) = over {
+                return Some(RequestExcess::DocumentsTotal { limit });
+            }
+        }
+        None
+    }
+
+    fn add(&mut self, limits: &RequestLimits, candidate: &Candidate, class: Option<MediaClass>) {
+        match class {
+            Some(MediaClass::Image) => self.images += 1,
+            Some(MediaClass::Document) => {
+                self.documents += 1;
+                if let Some(limit) = limits.max_documents_total {
+                    self.documents_total += limit.measure(candidate.byte_length);
+                }
+            }
+            _ => {}
+        }
+        if let Some(limit) = limits.max_total {
+            self.total += limit.measure(candidate.byte_length);
+        }
+    }
+}
+
+/// Anthropic's rule: past `over` images in a request, every image must be
+/// within `max_side`. Either the large images go, or enough of them that
+/// the count comes down to `over`; the first large images in order stay.
+fn apply_many_images(
+    profile: &Profile,
+    candidates: &[Candidate],
+    classes: &[Option<MediaClass>],
+    verdicts: &mut [Option<RequestExcess>],
+) {
+    let Some(rule) = profile.request.many_images else {
+        return;
+    };
+    let counted = |class: Option<MediaClass>| match class {
+        Some(MediaClass::Image) => true,
+        Some(MediaClass::Document) => rule.counts_documents,
+        _ => false,
+    };
+    let kept: Vec<usize> = (0..candidates.len())
+        .filter(|&i| verdicts[i].is_none() && counted(classes[i]))
+        .collect();
+    if kept.len() <= rule.over as usize {
+        return;
+    }
+    // An image of unknown size cannot be vouched for: it counts as large.
+    let is_large = |i: usize| {
+        classes[i] == Some(MediaClass::Image)
+            && candidates[i]
+                .dimensions
+                .is_none_or(|(w, h)| w > rule.max_side || h > rule.max_side)
+    };
+    let large: Vec<usize> = kept.iter().copied().filter(|&i| is_large(i)).collect();
+    let small = kept.len() - large.len();
+    let room = (rule.over as usize).saturating_sub(small);
+    for &i in large.iter().skip(room) {
+        let (width, height) = candidates[i].dimensions.unwrap_or((0, 0));
+        verdicts[i] = Some(RequestExcess::ManyImages {
+            width,
+            height,
+            max_side: rule.max_side,
+            over: rule.over,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::{profile, ANTHROPIC, ANTHROPIC_BEDROCK, BEDROCK, OPENAI};
+
+    fn png(width: u32, height: u32) -> Candidate<'static> {
+        Candidate {
+            media_type: "image/png",
+            byte_length: 1000,
+            dimensions: Some((width, height)),
+        }
+    }
+
+    fn pdf(byte_length: u64) -> Candidate<'static> {
+        Candidate {
+            media_type: "application/pdf",
+            byte_length,
+            dimensions: None,
+        }
+    }
+
+    fn kept(verdicts: &[Option<RequestExcess>]) -> usize {
+        verdicts.iter().filter(|v| v.is_none()).count()
+    }
+
+    #[test]
+    fn many_large_images_keep_the_first_twenty() {
+        let candidates = vec![png(2500, 300); 24];
+        let verdicts = allot(&ANTHROPIC, &candidates);
+        assert!(verdicts[..20].iter().all(Option::is_none));
+        for v in &verdicts[20..] {
+            assert_eq!(
+                *v,
+                Some(RequestExcess::ManyImages {
+                    width: 2500,
+                    height: 300,
+                    max_side: 2000,
+                    over: 20
+                })
+            );
+        }
+        // At most 20: every size up to 8000 px goes.
+        assert_eq!(kept(&allot(&ANTHROPIC, &vec![png(2500, 300); 20])), 20);
+    }
+
+    #[test]
+    fn many_small_images_push_the_large_ones_out() {
+        let mut candidates = vec![png(2500, 300), png(300, 2001)];
+        candidates.extend(vec![png(1000, 300); 22]);
+        let verdicts = allot(&ANTHROPIC, &candidates);
+        assert!(matches!(
+            verdicts[0],
+            Some(RequestExcess::ManyImages { .. })
+        ));
+        assert!(matches!(
+            verdicts[1],
+            Some(RequestExcess::ManyImages { .. })
+        ));
+        assert_eq!(kept(&verdicts), 22);
+        // 19 small and 3 large: the first large one fills the twentieth place.
+        let mut candidates = vec![png(1000, 300); 19];
+        candidates.extend(vec![png(2500, 300); 3]);
+        let verdicts = allot(&ANTHROPIC, &candidates);
+        assert_eq!(kept(&verdicts), 20);
+        assert!(verdicts[19].is_none() && verdicts[20].is_some() && verdicts[21].is_some());
+    }
+
+    #[test]
+    fn documents_count_toward_the_rule_on_partner_platforms() {
+        let mut candidates = vec![pdf(1000); 15];
+        candidates.extend(vec![png(2500, 300); 6]);
+        // Direct API: 6 images, no rule.
+        assert_eq!(kept(&allot(&ANTHROPIC, &candidates)), 21);
+        // Bedrock: 21 counted, so one large image goes.
+        let verdicts = allot(&ANTHROPIC_BEDROCK, &candidates);
+        assert_eq!(kept(&verdicts), 20);
+        assert!(verdicts[20].is_some());
+    }
+
+    #[test]
+    fn counts_per_request() {
+        let verdicts = allot(&ANTHROPIC, &vec![png(10, 10); 101]);
+        assert_eq!(kept(&verdicts), 100);
+        assert_eq!(
+            verdicts[100],
+            Some(RequestExcess::ImagesAndDocuments { max: 100 })
+        );
+        let verdicts = allot(&BEDROCK, &vec![png(10, 10); 21]);
+        assert_eq!(verdicts[20], Some(RequestExcess::Images { max: 20 }));
+        let verdicts = allot(&BEDROCK, &vec![pdf(1000); 6]);
+        assert_eq!(verdicts[5], Some(RequestExcess::Documents { max: 5 }));
+        assert_eq!(kept(&verdicts), 5);
+    }
+
+    #[test]
+    fn totals_per_request() {
+        // Five images at the 5 MB limit on Claude on Bedrock (20 MB a request):
+        // 5,242,880 characters each, so three fit.
+        let big = Candidate {
+            media_type: "image/png",
+            byte_length: 3_932_160,
+            dimensions: Some((512, 512)),
+        };
+        let verdicts = allot(&ANTHROPIC_BEDROCK, &[big; 5]);
+        assert_eq!(kept(&verdicts), 3);
+        assert_eq!(
+            verdicts[3],
+            Some(RequestExcess::Total {
+                limit: SizeLimit::Base64Chars(20_000_000)
+            })
+        );
+        // A smaller one after them still fits.
+        let mut candidates = vec![big; 4];
+        candidates.push(png(10, 10));
+        assert!(allot(&ANTHROPIC_BEDROCK, &candidates)[4].is_none());
+        // OpenAI: all files of a request under 50 MB together.
+        let verdicts = allot(&OPENAI, &[pdf(30_000_000), pdf(20_000_001), pdf(1)]);
+        assert_eq!(
+            verdicts,
+            [
+                None,
+                Some(RequestExcess::DocumentsTotal {
+                    limit: SizeLimit::DecodedBytes(50_000_000)
+                }),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn profiles_without_request_limits_keep_everything() {
+        let google = profile(Some("google")).unwrap();
+        assert_eq!(kept(&allot(google, &vec![png(9000, 9000); 30])), 30);
+    }
+}
