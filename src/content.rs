@@ -1,6 +1,7 @@
 //! One MCP content part in, one model part out: the pipeline
 //! payload -> classify -> route -> (store) -> part.
 
+use crate::charset;
 use crate::classify::{self, Classification};
 use crate::media_type;
 use crate::note::{self, Label};
@@ -119,7 +120,8 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
             return Plan::Done(ModelPart::Text(note::unreadable(label, mt, &problem)));
         }
     };
-    let c = classify::classify_data(&data, declared);
+    let charset = part.declared_media_type.and_then(charset::from_media_type);
+    let c = classify::classify_data(&data, declared, charset);
 
     let (save_as, reason) = match route::decide(&c, profile) {
         Route::Unreadable => {
@@ -138,10 +140,8 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
                 filename: part.uri.and_then(file_name),
             })
         }
-        Route::Text { media_type } => match decoded_text(&data, &c) {
-            Some(text) => {
-                return Plan::Done(ModelPart::Text(note::text(label, &media_type, &text)))
-            }
+        Route::Text { media_type } => match decoded_text(label, &media_type, &data, &c) {
+            Some(note) => return Plan::Done(ModelPart::Text(note)),
             None => (c.media_type, Reason::NotText),
         },
         Route::Spill { media_type, reason } => (media_type, reason),
@@ -154,8 +154,14 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile) -> Plan<'a> {
     }
 }
 
-fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
-    text::decode(data.full(), c.text_encoding?)
+/// The text note: the header (naming an encoding other than UTF-8) and the
+/// decoded text, decoded straight into the note so a large text is held
+/// once next to its bytes.
+fn decoded_text(label: Label, media_type: &str, data: &Data, c: &Classification) -> Option<String> {
+    let encoding = c.text_encoding?;
+    let named = (!encoding.is_utf8()).then(|| encoding.as_str());
+    let mut note = note::text_header(label, media_type, named);
+    text::decode_into(data.full(), encoding, &mut note).then_some(note)
 }
 
 fn spill(
@@ -239,6 +245,65 @@ mod tests {
         assert_eq!(
             media_to_content(&part, &DEFAULT, &store),
             ModelPart::Text("[Resource file:///README.md (text/markdown)]\n# Title\n\nBody".into())
+        );
+    }
+
+    #[test]
+    fn text_in_other_encodings_names_the_encoding() {
+        let (_dir, store) = store();
+        let cases: [(&[u8], &str, &str); 4] = [
+            (
+                b"caf\xe9 \x80\n",
+                "text/plain; charset=ISO-8859-1",
+                "[Resource file:///a.txt (text/plain, windows-1252)]\ncaf\u{e9} \u{20ac}\n",
+            ),
+            (
+                b"# Na\xefve\n",
+                "text/markdown",
+                "[Resource file:///a.txt (text/markdown, windows-1252)]\n# Na\u{ef}ve\n",
+            ),
+            (
+                b"\x93\xfa\x96\x7b\x8c\xea",
+                "text/plain; charset=shift_jis",
+                "[Resource file:///a.txt (text/plain, shift_jis)]\n\u{65e5}\u{672c}\u{8a9e}",
+            ),
+            (
+                b"h\0i\0\n\0",
+                "application/octet-stream",
+                "[Resource file:///a.txt (text/plain, utf-16le)]\nhi\n",
+            ),
+        ];
+        for (bytes, declared, expected) in cases {
+            let b64 = base64_data::encode(bytes);
+            let part = resource("file:///a.txt", declared, &b64);
+            assert_eq!(
+                media_to_content(&part, &DEFAULT, &store),
+                ModelPart::Text(expected.into()),
+                "{declared}"
+            );
+        }
+    }
+
+    #[test]
+    fn binary_declared_shift_jis_is_saved() {
+        let (dir, store) = store();
+        let mut state = 7u32;
+        let bytes: Vec<u8> = (0..2000)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 16) as u8
+            })
+            .collect();
+        let b64 = base64_data::encode(&bytes);
+        let part = resource("file:///x.txt", "text/plain; charset=shift_jis", &b64);
+        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, &store) else {
+            panic!("expected a note");
+        };
+        let prefix = "[Binary resource file:///x.txt (text/plain, 2000 bytes): declared text/plain but the bytes are not text";
+        assert!(text.starts_with(prefix), "{text}");
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("out")).unwrap().count(),
+            1
         );
     }
 

@@ -3,7 +3,8 @@
 //! default `binding` feature) is the thin Node-API layer.
 //!
 //! Data flows one way:
-//! payload (base64 / bytes) -> sniff -> text detection -> classify -> route
+//! payload (base64 / bytes) -> sniff -> text detection (with a declared
+//! charset) -> classify -> route
 //! (reads the provider table) -> store (spill) -> model part.
 
 // The core has no unsafe code; only the Node-API layer may (allowed on
@@ -13,6 +14,7 @@
 #![deny(clippy::all)]
 
 pub mod base64_data;
+pub mod charset;
 pub mod classify;
 pub mod content;
 pub mod media_type;
