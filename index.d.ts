@@ -84,6 +84,20 @@ export declare function toContent(part: McpContent, options?: ToContentOptions):
  */
 export declare function toContentAsync(part: McpContent, options?: ToContentOptions): Promise<ContentPart | null>
 
+/**
+ * The encoding text was read in: ASCII, UTF-8, UTF-16, or the WHATWG Encoding Standard's name
+ * (lower case, as `TextDecoder.encoding` gives it) of a declared charset or the windows-1252
+ * fallback for a declared text type.
+ */
+export type TextEncoding =
+  | 'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252' | 'shift_jis' | 'euc-jp'
+  | 'iso-2022-jp' | 'gbk' | 'gb18030' | 'big5' | 'euc-kr' | 'koi8-r' | 'koi8-u' | 'ibm866'
+  | 'macintosh' | 'x-mac-cyrillic' | 'windows-874' | 'windows-1250' | 'windows-1251'
+  | 'windows-1253' | 'windows-1254' | 'windows-1255' | 'windows-1256' | 'windows-1257'
+  | 'windows-1258' | 'iso-8859-2' | 'iso-8859-3' | 'iso-8859-4' | 'iso-8859-5' | 'iso-8859-6'
+  | 'iso-8859-7' | 'iso-8859-8' | 'iso-8859-8-i' | 'iso-8859-10' | 'iso-8859-13' | 'iso-8859-14'
+  | 'iso-8859-15' | 'iso-8859-16'
+
 /** What the bytes are, set against the declared media type. */
 export interface Classification {
   kind: 'image' | 'pdf' | 'audio' | 'video' | 'text' | 'binary' | 'empty' | 'invalid'
@@ -96,7 +110,7 @@ export interface Classification {
   /** For images, from the header, without decoding pixels. */
   width?: number
   height?: number
-  textEncoding?: 'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be'
+  textEncoding?: TextEncoding
   /** Why the bytes cannot be used as declared (invalid base64, truncated PNG, ...). */
   problem?: string
   /**

@@ -18,6 +18,13 @@ import {
 const { classify, isUtf8, isTextualMediaType } = loadBinding()
 
 const KINDS = new Set(['image', 'pdf', 'audio', 'video', 'text', 'binary', 'empty', 'invalid'])
+/** Classification.textEncoding as index.d.ts declares it. */
+const TEXT_ENCODINGS = new Set(
+  ('ascii utf-8 utf-16le utf-16be windows-1252 shift_jis euc-jp iso-2022-jp gbk gb18030 big5 euc-kr koi8-r koi8-u ' +
+    'ibm866 macintosh x-mac-cyrillic windows-874 windows-1250 windows-1251 windows-1253 windows-1254 windows-1255 ' +
+    'windows-1256 windows-1257 windows-1258 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 ' +
+    'iso-8859-8 iso-8859-8-i iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16').split(' '),
+)
 
 function checkShape(c, byteLength) {
   assert.equal(typeof c, 'object')
@@ -27,7 +34,7 @@ function checkShape(c, byteLength) {
   assert.equal(typeof c.byteLength, 'number')
   if (byteLength !== undefined) assert.equal(c.byteLength, byteLength)
   for (const k of ['width', 'height']) if (c[k] !== undefined) assert.equal(typeof c[k], 'number')
-  if (c.textEncoding !== undefined) assert.ok(['ascii', 'utf-8', 'utf-16le', 'utf-16be'].includes(c.textEncoding), c.textEncoding)
+  if (c.textEncoding !== undefined) assert.ok(TEXT_ENCODINGS.has(c.textEncoding), c.textEncoding)
   if (c.problem !== undefined) assert.equal(typeof c.problem, 'string')
   if (c.repair !== undefined) assert.equal(typeof c.repair, 'string')
 }
@@ -112,6 +119,28 @@ describe('classify', () => {
     c = classify(Buffer.from('# md'), 'text/markdown')
     assert.equal(c.kind, 'text')
     assert.equal(c.declaredMediaType, 'text/markdown')
+  })
+
+  test('text in other encodings', () => {
+    const cases = [
+      // [bytes, declared type, kind, textEncoding]
+      [Buffer.from('café', 'latin1'), 'text/plain; charset=latin1', 'text', 'windows-1252'],
+      [Buffer.from('café', 'latin1'), 'text/plain', 'text', 'windows-1252'],
+      [Buffer.from('café', 'latin1'), undefined, 'binary', undefined],
+      [Buffer.from([0x82, 0xa0, 0x82, 0xa2]), 'text/plain; charset=shift_jis', 'text', 'shift_jis'], // あい
+      [Buffer.from([0xa4, 0xa2, 0xa4, 0xa4]), 'text/plain; charset=euc-jp', 'text', 'euc-jp'], // あい
+      [Buffer.from([0xd6, 0xd0, 0xce, 0xc4]), 'text/plain; charset=gb18030', 'text', 'gb18030'],
+      [Buffer.from([0xb3, 0xf5]), 'text/plain; charset=iso-8859-2', 'text', 'iso-8859-2'], // łő
+      [Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]), 'text/plain; charset=windows-1251', 'text', 'windows-1251'], // Привет
+      [Buffer.from('hi there', 'utf16le'), undefined, 'text', 'utf-16le'],
+      [Buffer.from('hi there', 'utf16le').swap16(), 'application/octet-stream', 'text', 'utf-16be'],
+    ]
+    for (const [bytes, declared, kind, encoding] of cases) {
+      const c = classify(bytes, declared)
+      checkShape(c, bytes.length)
+      assert.equal(c.kind, kind, `${declared}: ${bytes.toString('hex')}`)
+      assert.equal(c.textEncoding, encoding, `${declared}: ${bytes.toString('hex')}`)
+    }
   })
 
   test('declared vs sniffed: a JPEG declared image/png', () => {

@@ -217,9 +217,8 @@ describe('routing of media parts (default provider)', () => {
     for (const bytes of [le, be]) {
       const { result } = await both(t, { type: 'resource', resource: { uri: 'file:///u16.txt', mimeType: 'text/plain', blob: b64(bytes) } })
       assert.equal(result?.type, 'text')
-      const head = '[Resource file:///u16.txt (text/plain)]\n'
-      assert.ok(result.text.startsWith(head), result.text)
-      assert.equal(result.text.slice(head.length).replace(/^\uFEFF/, ''), s)
+      const head = `[Resource file:///u16.txt (text/plain, ${bytes === le ? 'utf-16le' : 'utf-16be'})]\n`
+      assert.equal(result.text, head + s)
     }
     // the corpus' real UTF-16 xml files
     for (const name of ['fixture-utf16-le-bom.xml', 'fixture-utf16-be-bom.xml', 'fixture-utf8-bom.xml']) {
@@ -231,9 +230,92 @@ describe('routing of media parts (default provider)', () => {
           : bytes.subarray(3).toString('utf8')
       const { result } = await both(t, { type: 'resource', resource: { uri: `file:///${name}`, mimeType: 'application/xml', blob: b64(bytes) } })
       assert.equal(result?.type, 'text', name)
-      const head = `[Resource file:///${name} (application/xml)]\n`
+      const encoding = name.includes('utf16-le') ? ', utf-16le' : name.includes('utf16-be') ? ', utf-16be' : ''
+      const head = `[Resource file:///${name} (application/xml${encoding})]\n`
       assert.ok(result.text.startsWith(head), result.text.slice(0, 100))
       assert.equal(result.text.slice(head.length).replace(/^\uFEFF/, ''), expected, name)
+    }
+  })
+
+  test('rule 3: UTF-16 without a BOM is decoded (LE and BE, declared or not)', async (t) => {
+    const s = 'Hello, wörld: 5 € ✓\r\n'.repeat(3)
+    const le = Buffer.from(s, 'utf16le')
+    const be = Buffer.from(le).swap16()
+    for (const [bytes, encoding] of [[le, 'utf-16le'], [be, 'utf-16be']]) {
+      for (const mimeType of [undefined, 'application/octet-stream', 'text/plain']) {
+        const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///out.log', mimeType, blob: b64(bytes) } })
+        assert.deepEqual(result, TXT(`[Resource file:///out.log (text/plain, ${encoding})]\n${s}`), `${encoding} ${mimeType}`)
+        assert.deepEqual(listFiles(dir), [])
+      }
+    }
+    // raw bytes too, as a media part
+    const { result } = await both(t, { type: 'media', mimeType: 'text/plain', data: new Uint8Array(le) })
+    assert.deepEqual(result, TXT(`[Media (text/plain, utf-16le)]\n${s}`))
+  })
+
+  test('rule 3: a declared charset is honoured', async (t) => {
+    // Hand-made bytes: Node's TextEncoder writes UTF-8 only.
+    const cases = [
+      ['text/plain; charset=iso-8859-1', Buffer.from('Grüße aus Köln\n', 'latin1'), 'windows-1252', 'Grüße aus Köln\n'],
+      ['text/plain; charset="windows-1252"', Buffer.from([0x93, 0x51, 0x94, 0x20, 0x80, 0x35, 0x0a]), 'windows-1252', '\u201cQ\u201d \u20ac5\n'],
+      ['text/plain; charset=Shift_JIS', Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x83, 0x65, 0x83, 0x4c, 0x83, 0x58, 0x83, 0x67]), 'shift_jis', '日本語テキスト'],
+      ['text/csv; charset=GBK', Buffer.from([0xd6, 0xd0, 0xce, 0xc4, 0x2c, 0x31]), 'gbk', '中文,1'],
+      ['text/plain; charset=euc-kr', Buffer.from([0xc7, 0xd1, 0xb1, 0xb9, 0xbe, 0xee]), 'euc-kr', '한국어'],
+      ['text/plain; charset=Big5', Buffer.from([0xa4, 0xa4, 0xa4, 0xe5]), 'big5', '中文'],
+      ['text/plain; charset=koi8-r', Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]), 'koi8-r', 'Привет'],
+      ['text/plain; charset=utf-16le', Buffer.from('日本語のテキスト', 'utf16le'), 'utf-16le', '日本語のテキスト'],
+      // ASCII reads the same in every ASCII-compatible charset: no encoding named
+      ['text/plain; charset=shift_jis', Buffer.from('plain words'), null, 'plain words'],
+      // a charset the bytes are malformed in: detected as usual
+      ['text/plain; charset=shift_jis', Buffer.from('café ✓'), null, 'café ✓'],
+      ['text/plain; charset=utf-8', Buffer.from('naïve café', 'latin1'), 'windows-1252', 'naïve café'],
+      ['text/plain; charset=klingon', Buffer.from('naïve café', 'latin1'), 'windows-1252', 'naïve café'],
+    ]
+    for (const [mimeType, bytes, encoding, text] of cases) {
+      const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///a.txt', mimeType, blob: b64(bytes) } })
+      const mt = mimeType.split(';')[0]
+      // A named encoding replaces the declared charset; text read as UTF-8 or ASCII keeps it.
+      const head = encoding ? `[Resource file:///a.txt (${mt}, ${encoding})]` : `[Resource file:///a.txt (${mimeType})]`
+      assert.deepEqual(result, TXT(`${head}\n${text}`), mimeType)
+      assert.deepEqual(listFiles(dir), [])
+      assert.equal(binding.classify(bytes, mimeType).textEncoding, encoding ?? (bytes.every((b) => b < 0x80) ? 'ascii' : 'utf-8'))
+    }
+  })
+
+  test('rule 3: a windows-1252 file declared text/markdown is decoded; undeclared it is not', async (t) => {
+    const bytes = Buffer.from('# Café menu\n\n- crème brûlée \x80 5\n', 'latin1')
+    const { result } = await both(t, { type: 'resource', resource: { uri: 'file:///menu.md', mimeType: 'text/markdown', blob: b64(bytes) } })
+    assert.deepEqual(result, TXT('[Resource file:///menu.md (text/markdown, windows-1252)]\n# Café menu\n\n- crème brûlée € 5\n'))
+    // windows-1252 is guessed only for a declared text type
+    const undeclared = await both(t, { type: 'resource', resource: { uri: 'file:///menu.md', blob: b64(bytes) } })
+    checkSavedNote(assert, undeclared.result, { mediaType: 'application/octet-stream', reason: 'application/octet-stream is not accepted', bytes, dir: undeclared.dir })
+  })
+
+  test('rule 3: a large Latin-1 text (past the 64 KiB head) is decoded from base64 and from bytes', async (t) => {
+    const line = 'Ça coûte 5 \x80, naïve.\n'
+    const bytes = Buffer.from(line.repeat(5000), 'latin1')
+    assert.ok(bytes.length > 100_000)
+    const expected = TXT(`[Resource file:///big.txt (text/plain, windows-1252)]\n${'Ça coûte 5 €, naïve.\n'.repeat(5000)}`)
+    for (const blob of [b64(bytes), new Uint8Array(bytes)]) {
+      // Over the default text cap (tested in text-cap.test.mjs): turned off here to see it all.
+      const { result } = await both(t, { type: 'resource', resource: { uri: 'file:///big.txt', mimeType: 'text/plain; charset=latin1', blob } }, { maxTextTokens: Infinity })
+      assert.deepEqual(result, expected)
+    }
+  })
+
+  test('rule 4: random binary declared text/plain; charset=shift_jis is saved, not sent as garbage text', async (t) => {
+    const noisy = randomBytes(4096, 3)
+    // no NUL or control byte, all beyond ASCII: malformed Shift_JIS, not Western text
+    const high = randomBytes(300, 4).map((b) => b | 0x80)
+    for (const bytes of [noisy, high]) {
+      const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///x.txt', mimeType: 'text/plain; charset=shift_jis', blob: b64(bytes) } })
+      checkSavedNote(assert, result, {
+        head: 'Binary resource file:///x.txt',
+        mediaType: 'text/plain',
+        reason: 'declared text/plain but the bytes are not text (neither UTF-8 nor UTF-16)',
+        bytes,
+        dir,
+      })
     }
   })
 

@@ -66,6 +66,8 @@ const TYPE_BY_EXTENSION = {
 
 const b64 = (bytes) => Buffer.from(bytes).toString('base64')
 const SAVED = /^(\[.*? \()([^()]*)(, \d+ bytes\): )(.+?)(; saved to )(.+)\]$/s
+// A text over the cap: the preview, then the note naming the whole text's copy.
+const TRUNCATED = /^(.*\n\[Text truncated: [^\n]*; the whole text \(\d+ bytes\) is saved to )([^\n]+)\]$/s
 
 let root
 const dirs = { native: '', js: '' }
@@ -79,6 +81,11 @@ after(() => fs.rmSync(root, { recursive: true, force: true }))
 /** A part with the saved file's path replaced and its bytes read. */
 function normalise(result, { ignoreMediaType = false } = {}) {
   if (result?.type !== 'text') return result
+  const truncated = TRUNCATED.exec(result.text)
+  if (truncated) {
+    const [, lead, file] = truncated
+    return { type: 'text', text: `${lead}<path>${path.extname(file)}]`, saved: fs.readFileSync(file) }
+  }
   const saved = SAVED.exec(result.text)
   if (!saved) return result
   const [, head, mediaType, bytes, reason, savedTo, file] = saved
@@ -290,6 +297,14 @@ const text = (s) => Buffer.from(s, 'utf8')
 const utf16le = (s) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(s, 'utf16le')])
 const utf16be = (s) => utf16le(s).swap16()
 const resource = (uri, mimeType, blob) => ({ type: 'resource', resource: { uri, mimeType, blob } })
+const latin1 = (s) => Buffer.from(s, 'latin1')
+/** Known encodings of 日本語テキスト (Shift_JIS), 中文 (GBK, Big5), 한국어 (EUC-KR), Привет (KOI8-R). */
+const SHIFT_JIS = [0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x83, 0x65, 0x83, 0x4c, 0x83, 0x58, 0x83, 0x67]
+const GBK = [0xd6, 0xd0, 0xce, 0xc4]
+const BIG5 = [0xa4, 0xa4, 0xa4, 0xe5]
+const EUC_KR = [0xc7, 0xd1, 0xb1, 0xb9, 0xbe, 0xee]
+const KOI8_R = [0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]
+const withNewline = (codes) => Buffer.from([...codes, 0x0a])
 
 describe('reference == native on generated cases', () => {
   const png = () => corpusFile('fixture.png')
@@ -308,6 +323,37 @@ describe('reference == native on generated cases', () => {
     'UTF-16BE text with BOM': () => resource('file:///notes.txt', 'text/plain', b64(utf16be('plain words\n'))),
     'UTF-16LE with an unpaired surrogate': () => resource('file:///n.txt', 'text/plain', b64(Buffer.concat([utf16le('ab'), Buffer.from([0x00, 0xd8])]))),
     'UTF-8 with BOM': () => resource('file:///bom.txt', 'text/plain', b64(text('\ufeffhello\n'))),
+    'Latin-1 declared charset=iso-8859-1': () => resource('file:///a.txt', 'text/plain; charset=iso-8859-1', b64(latin1('Grüße aus Köln\n'))),
+    'windows-1252 quotes and euro declared charset="windows-1252"': () =>
+      resource('file:///a.txt', 'text/plain; charset="windows-1252"', b64(Buffer.from([0x93, 0x51, 0x94, 0x20, 0x80, 0x35, 0x81, 0x0a]))),
+    'windows-1252 declared text/markdown without charset': () => resource('file:///m.md', 'text/markdown', b64(latin1('# Café menu\n\n- crème brûlée\n'))),
+    'windows-1252 mostly beyond ASCII declared text/plain': () => resource('file:///a.txt', 'text/plain', b64(latin1('éèêëàâäôöûü\n'))),
+    'windows-1252 declared application/octet-stream': () => resource('file:///a.bin', 'application/octet-stream', b64(latin1('café\n'))),
+    'Latin-1 declared charset=utf-8': () => resource('file:///a.txt', 'text/plain; charset=utf-8', b64(latin1('naïve café\n'))),
+    'Shift_JIS declared': () => resource('file:///j.txt', 'text/plain; charset=Shift_JIS', b64(withNewline(SHIFT_JIS))),
+    'Shift_JIS declared by the label sjis on an unknown type': () => resource('file:///j.x', 'application/x-notes; charset=sjis', b64(withNewline(SHIFT_JIS))),
+    'GBK declared': () => resource('file:///c.txt', 'text/plain; charset=gbk', b64(withNewline(GBK))),
+    'GBK declared by the label gb2312': () => resource('file:///c.txt', 'text/csv; charset=gb2312', b64(withNewline(GBK))),
+    'Big5 declared': () => resource('file:///t.txt', 'text/plain; charset=big5', b64(withNewline(BIG5))),
+    'EUC-KR declared': () => resource('file:///k.txt', 'text/plain; charset=euc-kr', b64(withNewline(EUC_KR))),
+    'KOI8-R declared': () => resource('file:///r.txt', 'text/plain; charset=koi8-r', b64(withNewline(KOI8_R))),
+    'ASCII declared charset=shift_jis': () => resource('file:///a.txt', 'text/plain; charset=shift_jis', b64(text('plain words\n'))),
+    'UTF-8 declared charset=shift_jis': () => resource('file:///a.txt', 'text/plain; charset=shift_jis', b64(text('日本語 ✓\n'))),
+    'unknown charset label': () => resource('file:///a.txt', 'text/plain; charset=klingon', b64(latin1('café\n'))),
+    'random binary declared charset=shift_jis': () => resource('file:///x.txt', 'text/plain; charset=shift_jis', b64(randomBytes(4096, 11))),
+    'high random bytes declared charset=shift_jis': () =>
+      resource('file:///x.txt', 'text/plain; charset=shift_jis', b64(randomBytes(300, 12).map((b) => b | 0x80))),
+    'UTF-16LE without BOM, no declared type': () => resource('file:///w.log', undefined, b64(Buffer.from('Hello, wörld\r\n'.repeat(3), 'utf16le'))),
+    'UTF-16BE without BOM declared text/plain': () => resource('file:///w.txt', 'text/plain', b64(Buffer.from('Grüße 😀\n'.repeat(4), 'utf16le').swap16())),
+    'UTF-16LE without BOM, mostly CJK, declared charset=utf-16le': () => resource('file:///w.txt', 'text/plain; charset=utf-16le', b64(Buffer.from('日本語のテキスト\n', 'utf16le'))),
+    'UTF-16LE without BOM with a NUL character': () => resource('file:///w.txt', 'text/plain', b64(Buffer.from('ab\0cd\n', 'utf16le'))),
+    'large Latin-1 text declared charset=latin1 (past the 64 KiB head)': () =>
+      resource('file:///big.txt', 'text/plain; charset=latin1', b64(latin1('Ça coûte 5 €uros, naïve.\n'.replace('€', '\x80').repeat(4000)))),
+    'large UTF-16LE text without BOM (past the 64 KiB head)': () => resource('file:///big.txt', undefined, b64(Buffer.from('words and more words\n'.repeat(2000), 'utf16le'))),
+    'svg in windows-1252': () =>
+      resource('file:///a.svg', 'image/svg+xml', b64(Buffer.concat([text('<svg xmlns="http://www.w3.org/2000/svg"><text>'), latin1('café'), text('</text></svg>')]))),
+    'svg that is text in no encoding': () =>
+      resource('file:///a.svg', 'image/svg+xml', b64(Buffer.concat([text('<svg xmlns="http://www.w3.org/2000/svg"><text>'), Buffer.from([0x00, 0xc3, 0x28]), text('</text></svg>')]))),
     'control-heavy bytes': () => resource('file:///c.bin', 'application/octet-stream', b64(Buffer.from([1, 2, 3, 4, 5, 6, 97]))),
     'binary declared text/markdown': () => resource('file:///x.md', 'text/markdown', b64(Buffer.from([0xff, 0xfe, 0xfd, 0x00, 0x01]))),
     'png (corpus)': () => ({ type: 'image', mimeType: 'image/png', data: b64(png()) }),

@@ -1,6 +1,7 @@
 // Pure-JS reference for the benchmark: the same decisions as the native
 // `toContent` (README "Routing"), written with the usual npm libraries:
-// Buffer base64, buffer.isUtf8, file-type, image-size, fs.promises.
+// Buffer base64, buffer.isUtf8, TextDecoder, file-type, image-size,
+// fs.promises.
 // __test__/reference.test.mjs proves it gives the same parts as the native
 // library on the corpus and on generated cases, so the race is fair.
 //
@@ -29,7 +30,10 @@
 //   skp): the reference names them, the native note says the declared type.
 // - the native sniffer recognises MP3 frames after junk bytes and a damaged
 //   Matroska header, which file-type does not.
-import { Buffer, isUtf8 } from 'node:buffer'
+//
+// Known decoding difference: Node's TextDecoder does not know iso-8859-16,
+// so text declared in it is read by the native library only.
+import { Buffer, isAscii, isUtf8 } from 'node:buffer'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -369,62 +373,147 @@ function unusedBitsAreZero(lastSymbol, groupLength) {
 }
 
 // ------------------------------------------------------------------ text
+// The native order (src/text.rs): a BOM decides; then a declared charset;
+// UTF-16 without a BOM by its NUL pattern; UTF-8; for a textual type,
+// windows-1252 when that gives mostly-ASCII clear text. TextDecoder resolves
+// the same WHATWG labels and decodes the same encodings as encoding_rs.
 
-function utf16Units(body, bigEndian) {
-  if (body.length % 2 !== 0) return null
-  const units = new Uint16Array(body.length / 2)
-  for (let i = 0; i < units.length; i++) {
-    units[i] = bigEndian ? (body[2 * i] << 8) | body[2 * i + 1] : body[2 * i] | (body[2 * i + 1] << 8)
-  }
-  // Well formed: every surrogate in a high-low pair.
-  for (let i = 0; i < units.length; i++) {
-    const u = units[i]
-    if (u >= 0xd800 && u <= 0xdbff) {
-      const next = units[i + 1]
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return null
-      i++
-    } else if (u >= 0xdc00 && u <= 0xdfff) {
-      return null
+const SAMPLE = 8 * 1024
+
+/** The encoding a media type's `charset` parameter names, as TextDecoder
+ * names it; null without one, for an unknown label, and for the encodings
+ * that name no text (replacement, x-user-defined). */
+export function declaredCharset(mediaType) {
+  if (typeof mediaType !== 'string') return null
+  for (const parameter of mediaType.split(';').slice(1)) {
+    const eq = parameter.indexOf('=')
+    if (eq < 0 || parameter.slice(0, eq).trim().toLowerCase() !== 'charset') continue
+    let value = parameter.slice(eq + 1).trim()
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1)
+    try {
+      const encoding = new TextDecoder(value).encoding
+      return encoding === 'replacement' || encoding === 'x-user-defined' ? null : encoding
+    } catch {
+      return null // a label TextDecoder does not know
     }
   }
-  return units
+  return null
 }
 
-/** 'utf-8', 'utf-16le', 'utf-16be' or null: a UTF-16 BOM selects UTF-16. */
-export function detectEncoding(buf) {
-  if (buf[0] === 0xff && buf[1] === 0xfe) return utf16Units(buf.subarray(2), false) ? 'utf-16le' : null
-  if (buf[0] === 0xfe && buf[1] === 0xff) return utf16Units(buf.subarray(2), true) ? 'utf-16be' : null
-  return isUtf8(buf) ? 'utf-8' : null
+const isUtf8Family = (encoding) => encoding === 'utf-8' || encoding === 'ascii'
+const NOT_ASCII_COMPATIBLE = new Set(['utf-16le', 'utf-16be', 'iso-2022-jp'])
+
+/** The bytes after the BOM of `encoding`, if they start with it. */
+function body(buf, encoding) {
+  if (isUtf8Family(encoding) && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) return buf.subarray(3)
+  if (encoding === 'utf-16le' && buf[0] === 0xff && buf[1] === 0xfe) return buf.subarray(2)
+  if (encoding === 'utf-16be' && buf[0] === 0xfe && buf[1] === 0xff) return buf.subarray(2)
+  return buf
 }
 
-/** No NUL and at most 10% control characters (1-8, 14-31, 127) in the first 8 KiB. */
-export function isClearlyText(buf, encoding) {
-  const SAMPLE = 8 * 1024
-  let units
-  if (encoding === 'utf-8') {
-    units = buf.subarray(0, SAMPLE)
+/** windows-1252 is Latin-1 but for 0x80-0x9F, which map to these (the
+ * WHATWG index). Node 20's TextDecoder decodes windows-1252 (and every label
+ * of it: latin1, iso-8859-1, ascii) as Latin-1, so those bytes become C1
+ * controls there (fixed in Node 22); the reference decodes it itself. */
+const WINDOWS_1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+]
+const WINDOWS_1252_HIGH_CHARS = /[\x80-\x9f]/g
+const decodeWindows1252 = (bytes) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+    .toString('latin1')
+    .replace(WINDOWS_1252_HIGH_CHARS, (c) => String.fromCharCode(WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]))
+
+/** The decoded text, or null when the bytes are not valid in `encoding`.
+ * `stream`: the bytes are a prefix (a character cut at the end is kept back). */
+function decodeStrict(bytes, encoding, stream = false) {
+  if (encoding === 'windows-1252') return decodeWindows1252(bytes) // every byte is valid
+  try {
+    return new TextDecoder(isUtf8Family(encoding) ? 'utf-8' : encoding, { fatal: true, ignoreBOM: true }).decode(bytes, { stream })
+  } catch {
+    return null
+  }
+}
+
+const decodes = (buf, encoding) => (isUtf8Family(encoding) ? isUtf8(buf) : decodeStrict(body(buf, encoding), encoding) !== null)
+
+/** The first 8 KiB counted: UTF-8 in bytes (a BOM included), any other
+ * encoding in the characters they decode to after the BOM. */
+function sampleCount(buf, encoding) {
+  const count = { chars: 0, control: 0, nonAscii: 0, nul: false }
+  const add = (c) => {
+    count.chars++
+    if (c === 0) count.nul = true
+    else if ((c >= 1 && c <= 8) || (c >= 14 && c <= 31) || c === 127) count.control++
+    else if (c >= 128) count.nonAscii++
+  }
+  if (isUtf8Family(encoding)) {
+    for (const b of buf.subarray(0, SAMPLE)) add(b)
   } else {
-    const body = buf.subarray(2, Math.min(buf.length, SAMPLE + 2))
-    units = new Uint16Array(body.length >> 1)
-    for (let i = 0; i < units.length; i++) {
-      units[i] = encoding === 'utf-16be' ? (body[2 * i] << 8) | body[2 * i + 1] : body[2 * i] | (body[2 * i + 1] << 8)
-    }
+    const text = decodeStrict(body(buf, encoding).subarray(0, SAMPLE), encoding, true)
+    if (text === null) count.nul = true // malformed: not text whatever the count
+    else for (const ch of text) add(ch.codePointAt(0))
   }
-  if (units.length === 0) return false
-  let control = 0
-  for (const u of units) {
-    if (u === 0) return false
-    if ((u >= 1 && u <= 8) || (u >= 14 && u <= 31) || u === 127) control++
+  return count
+}
+
+/** No NUL and at most 10% control characters (1-8, 14-31, 127) in the sample. */
+function isClearlyText(buf, encoding) {
+  const { chars, control, nul } = sampleCount(buf, encoding)
+  return !nul && chars > 0 && control <= 0.1 * chars
+}
+
+const isClearTextIn = (buf, encoding) => isClearlyText(buf, encoding) && decodes(buf, encoding)
+
+/** UTF-16 without a BOM: more than half of the sample's code units have a
+ * NUL high byte and a non-NUL low byte. */
+function utf16ByNulPattern(buf) {
+  const sample = buf.subarray(0, SAMPLE)
+  let units = 0
+  let le = 0
+  let be = 0
+  for (let i = 0; i + 1 < sample.length; i += 2) {
+    units++
+    if (sample[i] !== 0 && sample[i + 1] === 0) le++
+    else if (sample[i] === 0 && sample[i + 1] !== 0) be++
   }
-  return control <= 0.1 * units.length
+  if (le * 2 > units) return 'utf-16le'
+  if (be * 2 > units) return 'utf-16be'
+  return null
+}
+
+/** The encoding the bytes are text in ('ascii', 'utf-8', 'utf-16le', a
+ * TextDecoder name), or null. `textual`: the declared type says text;
+ * `charset`: its charset parameter (declaredCharset). */
+export function detectEncoding(buf, { textual = false, charset = null } = {}) {
+  const bom =
+    buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 'utf-8'
+      : buf[0] === 0xff && buf[1] === 0xfe ? 'utf-16le'
+        : buf[0] === 0xfe && buf[1] === 0xff ? 'utf-16be'
+          : null
+  if (bom) return decodes(buf, bom) && (textual || isClearlyText(buf, bom)) ? bom : null
+  if (charset !== null && charset !== 'utf-8') {
+    const plainAscii = !NOT_ASCII_COMPATIBLE.has(charset) && isAscii(buf)
+    if (!plainAscii && isClearTextIn(buf, charset)) return charset
+  }
+  const utf16 = utf16ByNulPattern(buf)
+  if (utf16 && isClearTextIn(buf, utf16)) return utf16
+  if (isUtf8(buf)) {
+    const encoding = isAscii(buf) ? 'ascii' : 'utf-8'
+    if (textual || isClearlyText(buf, encoding)) return encoding
+  }
+  // windows-1252 is a guess for Western text: at most a quarter beyond ASCII.
+  if (textual) {
+    const { chars, nonAscii } = sampleCount(buf, 'windows-1252')
+    if (nonAscii <= 0.25 * chars && isClearTextIn(buf, 'windows-1252')) return 'windows-1252'
+  }
+  return null
 }
 
 function decodeText(buf, encoding) {
-  if (encoding === 'utf-8') return new TextDecoder().decode(buf) // drops a UTF-8 BOM
-  const units = utf16Units(buf.subarray(2), encoding === 'utf-16be')
-  let text = ''
-  for (let i = 0; i < units.length; i += 8192) text += String.fromCharCode(...units.subarray(i, i + 8192))
-  return text
+  if (isUtf8Family(encoding)) return new TextDecoder().decode(buf) // drops a UTF-8 BOM
+  return decodeStrict(body(buf, encoding), encoding)
 }
 
 // -------------------------------------------------------------- text cap
@@ -624,10 +713,7 @@ async function sniff(all) {
   // sniffer wants a whole second frame).
   if (found?.mime === 'audio/mpeg' && head[0] === 0xff && head[1] === 0xfe) found = undefined
   if (found && found.ext !== 'xml') {
-    if (FILE_TYPE_TEXT_FORMATS.has(found.ext)) {
-      const encoding = detectEncoding(all)
-      if (encoding && isClearlyText(all, encoding)) return null
-    }
+    if (FILE_TYPE_TEXT_FORMATS.has(found.ext) && detectEncoding(all)) return null
     return OOXML_BY_EXT[found.ext] ?? FILE_TYPE_NAMES_BY_EXT[found.ext] ?? FILE_TYPE_NAMES[found.mime] ?? found.mime
   }
   return sniffMarkup(head)
@@ -926,7 +1012,7 @@ function dimensions(buf) {
 // -------------------------------------------------------------- classify
 
 /** What the bytes are and where they go: attach, text or spill. */
-async function decide(buf, declared, fromBase64) {
+async function decide(buf, declared, fromBase64, charset) {
   const len = buf.length
   const whole = !fromBase64 || len <= HEAD_LEN + TAIL_LEN
   const wholeWindow = { head: buf, tail: buf, len, whole: true }
@@ -973,7 +1059,7 @@ async function decide(buf, declared, fromBase64) {
       return { route: 'spill', mediaType: sniffed, reason }
     }
     if (TEXT_FORMATS.has(sniffed)) {
-      const encoding = detectEncoding(buf)
+      const encoding = detectEncoding(buf, { textual: true, charset })
       if (encoding) return { route: 'text', mediaType: sniffed, encoding }
       return { route: 'spill', mediaType: sniffed, reason: NOT_TEXT }
     }
@@ -987,8 +1073,8 @@ async function decide(buf, declared, fromBase64) {
   // Not a known format: text if the declared type says so or says nothing
   // specific and the bytes are clearly text.
   const declaredTextual = declared !== null && isTextual(declared)
-  const encoding = detectEncoding(buf)
-  if (encoding && (declaredTextual || isClearlyText(buf, encoding))) {
+  const encoding = detectEncoding(buf, { textual: declaredTextual, charset })
+  if (encoding) {
     // Keep a declared type that says text or names a format we do not know.
     const vague = declared === null || isGenericBinary(declared)
     const keep = declared !== null && (declaredTextual || (!vague && extension(declared) === 'bin'))
@@ -1099,6 +1185,7 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
   const label = uri ? `Resource ${server(uri)}` : kind[0].toUpperCase() + kind.slice(1)
   const binaryLabel = uri ? `Binary resource ${server(uri)}` : `Binary ${kind}`
   const declared = essence(mimeType) || null
+  const charset = declaredCharset(mimeType)
   const unreadable = (problem, mt = declared ?? OCTET_STREAM) => ({
     type: 'text',
     text: `[${label} (${server(mt)}): ${problem}; nothing was saved]`,
@@ -1121,7 +1208,7 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
   }
   if (buf.length === 0) return unreadable('empty data')
 
-  const d = await decide(buf, declared, fromBase64)
+  const d = await decide(buf, declared, fromBase64, charset)
   if (d.route === 'attach') {
     const sent = d.repaired ? d.repaired.toString('base64') : canonical ? data : buf.toString('base64')
     const part = { type: 'file', mediaType: d.mediaType, data: sent }
@@ -1131,9 +1218,13 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
     return part
   }
   if (d.route === 'text') {
-    const header = `[${label} (${server(labelType(d.mediaType, mimeType))})]\n`
+    // The header names an encoding other than UTF-8 (src/note.rs).
+    const named = isUtf8Family(d.encoding) ? '' : `, ${d.encoding}`
+    // A named encoding replaces the declared charset: the model reads decoded text.
+    const shown = named ? labelType(d.mediaType, mimeType).split('; ').filter((p) => !p.startsWith('charset=')).join('; ') : labelType(d.mediaType, mimeType)
+    const header = `[${label} (${server(shown)}${named})]\n`
     const ext = extension(d.mediaType)
-    const head = d.encoding === 'utf-8' ? headOfLongUtf8(buf) : null
+    const head = d.encoding === 'utf-8' || d.encoding === 'ascii' ? headOfLongUtf8(buf) : null
     const text =
       head !== null
         ? await bounded(header, head, ext, outputDir, { whole: buf, surelyOver: true })

@@ -1,6 +1,9 @@
 //! What the bytes actually are: sniffed format, image size, structural
 //! soundness, text encoding, set against the declared media type.
 
+use encoding_rs::Encoding;
+
+use crate::charset;
 use crate::media_type;
 use crate::payload::{Data, Payload};
 use crate::sniff::{self, Family, PngRepair, Sniffed, Soundness};
@@ -65,11 +68,13 @@ impl Classification {
 
 const OCTET_STREAM: &str = "application/octet-stream";
 
-/// Classify a payload (raw bytes or base64).
+/// Classify a payload (raw bytes or base64). A `charset` parameter of the
+/// declared type is honoured for text.
 pub fn classify(payload: Payload, declared: Option<&str>) -> Classification {
+    let charset = declared.and_then(charset::from_media_type);
     let declared = declared.map(media_type::essence).filter(|d| !d.is_empty());
     match Data::open(payload) {
-        Ok(data) => classify_data(&data, declared),
+        Ok(data) => classify_data(&data, declared, charset),
         Err(error) => Classification {
             kind: Kind::Invalid,
             media_type: declared.clone().unwrap_or_else(|| OCTET_STREAM.into()),
@@ -86,8 +91,13 @@ pub fn classify(payload: Payload, declared: Option<&str>) -> Classification {
     }
 }
 
-/// Classify validated data. `declared` is already an essence.
-pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
+/// Classify validated data. `declared` is already an essence; `charset` is
+/// what its `charset` parameter named (`charset::from_media_type`).
+pub fn classify_data(
+    data: &Data,
+    declared: Option<String>,
+    charset: Option<&'static Encoding>,
+) -> Classification {
     let mut c = Classification {
         kind: Kind::Empty,
         media_type: declared.clone().unwrap_or_else(|| OCTET_STREAM.into()),
@@ -106,8 +116,8 @@ pub fn classify_data(data: &Data, declared: Option<String>) -> Classification {
         return c;
     }
     match sniff_data(data) {
-        Some(sniffed) => classify_sniffed(data, sniffed, &mut c),
-        None => classify_unsniffed(data, &mut c),
+        Some(sniffed) => classify_sniffed(data, sniffed, charset, &mut c),
+        None => classify_unsniffed(data, charset, &mut c),
     }
     c
 }
@@ -128,7 +138,12 @@ fn sniff_data(data: &Data) -> Option<Sniffed> {
     sniff::sniff(&data.prefix(len))
 }
 
-fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {
+fn classify_sniffed(
+    data: &Data,
+    sniffed: Sniffed,
+    charset: Option<&'static Encoding>,
+    c: &mut Classification,
+) {
     c.sniffed_media_type = Some(sniffed.media_type);
     c.media_type = sniffed.media_type.to_string();
     c.kind = match sniffed.family {
@@ -170,32 +185,38 @@ fn classify_sniffed(data: &Data, sniffed: Sniffed, c: &mut Classification) {
             c.animated = is_animated(data, sniffed.media_type);
         }
         Kind::Pdf => c.defect = structure(data, sniffed.media_type).err(),
-        Kind::Text => c.text_encoding = text::detect_encoding(data.full()),
+        Kind::Text => {
+            // A text format (svg, xml) is textual whatever was declared.
+            let declared = text::Declared {
+                textual: true,
+                charset,
+            };
+            c.text_encoding = text::detect(data.full(), declared, true);
+        }
         _ => {}
     }
 }
 
-fn classify_unsniffed(data: &Data, c: &mut Classification) {
+fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut Classification) {
     let declared_textual = c
         .declared_media_type
         .as_deref()
         .is_some_and(media_type::is_textual);
+    let declared = text::Declared {
+        textual: declared_textual,
+        charset,
+    };
     // Decide from the head when it already shows binary, so a large blob is
     // never decoded whole just to learn it is not text.
     let window = data.window();
     let head_may_be_text =
-        window.is_whole() || text::head_may_be_text(window.head, declared_textual);
-    let (encoding, is_text) = if head_may_be_text {
-        let bytes = data.full();
-        let encoding = text::detect_encoding(bytes);
-        let is_text = encoding.is_some_and(|e| declared_textual || text::is_clearly_text(bytes, e));
-        (encoding, is_text)
-    } else {
-        (None, false)
-    };
-    if is_text {
+        window.is_whole() || text::detect(window.head, declared, false).is_some();
+    let encoding = head_may_be_text
+        .then(|| text::detect(data.full(), declared, true))
+        .flatten();
+    if let Some(encoding) = encoding {
         c.kind = Kind::Text;
-        c.text_encoding = encoding;
+        c.text_encoding = Some(encoding);
         // Keep a declared type that says text or names a format we do not
         // know; a generic or a binary one (image/png) would mislabel text.
         let keep_declared = c.declared_media_type.as_deref().is_some_and(|d| {
@@ -375,6 +396,71 @@ mod tests {
         let b64 = crate::base64_data::encode(&damaged);
         let c = classify(Payload::Base64(b64.as_bytes()), Some("image/png"));
         assert_eq!(c.repair.map(|r| r.words), Some(repair.words));
+    }
+
+    #[test]
+    fn text_in_other_encodings() {
+        // Latin-1 declared by its label, reported as the windows-1252 the
+        // standard maps it to.
+        let c = bytes(b"caf\xe9\n", Some("text/plain; charset=iso-8859-1"));
+        assert_eq!((c.kind, c.media_type.as_str()), (Kind::Text, "text/plain"));
+        assert_eq!(
+            c.text_encoding.map(TextEncoding::as_str),
+            Some("windows-1252")
+        );
+        // Shift_JIS declared on an unknown type.
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode("\u{65e5}\u{672c}\u{8a9e}\n");
+        let c = bytes(&sjis, Some("application/x-notes; charset=Shift_JIS"));
+        assert_eq!(c.kind, Kind::Text);
+        assert_eq!(c.text_encoding.map(TextEncoding::as_str), Some("shift_jis"));
+        // windows-1252 without a charset: only under a textual type.
+        let c = bytes(b"na\xefve\n", Some("text/markdown"));
+        assert_eq!(
+            c.text_encoding.map(TextEncoding::as_str),
+            Some("windows-1252")
+        );
+        let c = bytes(b"na\xefve\n", None);
+        assert_eq!((c.kind, c.text_encoding), (Kind::Binary, None));
+        // UTF-16LE without a BOM, nothing declared.
+        let le: Vec<u8> = "plain words\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let c = bytes(&le, None);
+        assert_eq!((c.kind, c.media_type.as_str()), (Kind::Text, "text/plain"));
+        assert_eq!(c.text_encoding, Some(TextEncoding::Utf16Le));
+        // An XML file in windows-1252 is sniffed as XML and read.
+        let xml = b"<?xml version=\"1.0\" encoding=\"windows-1252\"?>\n<a>\xe9</a>";
+        let c = bytes(xml, None);
+        assert_eq!(c.sniffed_media_type, Some("application/xml"));
+        assert_eq!(
+            c.text_encoding.map(TextEncoding::as_str),
+            Some("windows-1252")
+        );
+    }
+
+    #[test]
+    fn large_base64_text_in_another_encoding_is_judged_like_raw_bytes() {
+        use crate::base64_data;
+        // Past the 64 KiB head, so base64 is sniffed on its head first.
+        let japanese = "\u{65e5}\u{672c}\u{8a9e} text\n".repeat(8000);
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode(&japanese);
+        let le: Vec<u8> = "words\n"
+            .repeat(20_000)
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        for (data, declared) in [
+            (&sjis[..], "text/plain; charset=shift_jis"),
+            (&le[..], "application/octet-stream"),
+        ] {
+            assert!(data.len() > 70_000);
+            let raw = bytes(data, Some(declared));
+            let encoded = base64_data::encode(data);
+            let b64 = classify(Payload::Base64(encoded.as_bytes()), Some(declared));
+            assert_eq!(raw.kind, Kind::Text, "{declared}");
+            assert_eq!(raw, b64, "{declared}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use crate::base64_data;
+use crate::charset;
 use crate::classify::{self, Classification};
 use crate::media_type;
 use crate::note::{self, Label};
@@ -255,7 +256,8 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
             return done(note::unreadable(label, mt, &problem));
         }
     };
-    let c = classify::classify_data(&data, declared);
+    let charset = part.declared_media_type.and_then(charset::from_media_type);
+    let c = classify::classify_data(&data, declared, charset);
 
     let (save_as, reason) = match route::decide(&c, profile) {
         Route::Unreadable => {
@@ -287,15 +289,18 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
         }
         Route::Text { media_type } => {
             let encoding = c.text_encoding;
-            // The header keeps the declared parameters that matter (charset, ...).
-            let header = note::text(
-                label,
-                &media_type::label(&media_type, part.declared_media_type),
-                "",
-            );
+            // The header keeps the declared parameters that matter and names
+            // an encoding other than UTF-8, which then replaces the declared
+            // charset: the model reads the text decoded, not the bytes.
+            let named = encoding.filter(|e| !e.is_utf8()).map(TextEncoding::as_str);
+            let mut shown = media_type::label(&media_type, part.declared_media_type);
+            if named.is_some() {
+                shown = media_type::without_parameter(&shown, "charset");
+            }
+            let header = note::text_header(label, &shown, named);
             // Too long to be within the cap whatever it says: not decoded whole.
-            if let (Some(cap), Some(TextEncoding::Ascii | TextEncoding::Utf8)) = (cap, encoding) {
-                if text_cap::surely_over(data.len(), Some(cap)) {
+            if let (Some(cap), Some(encoding)) = (cap, encoding) {
+                if encoding.is_utf8() && text_cap::surely_over(data.len(), Some(cap)) {
                     return Plan::SaveText {
                         data,
                         decoded: None,
@@ -331,8 +336,13 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
     }
 }
 
+/// The text note: the header (naming an encoding other than UTF-8) and the
+/// decoded text, decoded straight into the note so a large text is held
+/// once next to its bytes.
+/// The whole text of the data, decoded from its encoding.
 fn decoded_text(data: &Data, c: &Classification) -> Option<String> {
-    text::decode(data.full(), c.text_encoding?)
+    let mut text = String::new();
+    text::decode_into(data.full(), c.text_encoding?, &mut text).then_some(text)
 }
 
 /// How notes about held-back parts read, with what the deferred words need.
@@ -564,6 +574,65 @@ mod tests {
         assert_eq!(
             media_to_content(&part, &DEFAULT, CAP, &store),
             ModelPart::Text("[Resource file:///README.md (text/markdown)]\n# Title\n\nBody".into())
+        );
+    }
+
+    #[test]
+    fn text_in_other_encodings_names_the_encoding() {
+        let (_dir, store) = store();
+        let cases: [(&[u8], &str, &str); 4] = [
+            (
+                b"caf\xe9 \x80\n",
+                "text/plain; charset=ISO-8859-1",
+                "[Resource file:///a.txt (text/plain, windows-1252)]\ncaf\u{e9} \u{20ac}\n",
+            ),
+            (
+                b"# Na\xefve\n",
+                "text/markdown",
+                "[Resource file:///a.txt (text/markdown, windows-1252)]\n# Na\u{ef}ve\n",
+            ),
+            (
+                b"\x93\xfa\x96\x7b\x8c\xea",
+                "text/plain; charset=shift_jis",
+                "[Resource file:///a.txt (text/plain, shift_jis)]\n\u{65e5}\u{672c}\u{8a9e}",
+            ),
+            (
+                b"h\0i\0\n\0",
+                "application/octet-stream",
+                "[Resource file:///a.txt (text/plain, utf-16le)]\nhi\n",
+            ),
+        ];
+        for (bytes, declared, expected) in cases {
+            let b64 = base64_data::encode(bytes);
+            let part = resource("file:///a.txt", declared, &b64);
+            assert_eq!(
+                media_to_content(&part, &DEFAULT, CAP, &store),
+                ModelPart::Text(expected.into()),
+                "{declared}"
+            );
+        }
+    }
+
+    #[test]
+    fn binary_declared_shift_jis_is_saved() {
+        let (dir, store) = store();
+        let mut state = 7u32;
+        let bytes: Vec<u8> = (0..2000)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 16) as u8
+            })
+            .collect();
+        let b64 = base64_data::encode(&bytes);
+        let part = resource("file:///x.txt", "text/plain; charset=shift_jis", &b64);
+        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+            panic!("expected a note");
+        };
+        let prefix = "[Binary resource file:///x.txt (text/plain, 2000 bytes): declared text/plain but the bytes are not text";
+        assert!(text.starts_with(prefix), "{text}");
+        assert_eq!(
+            std::fs::read_dir(dir.path().join("out")).unwrap().count(),
+            1
         );
     }
 

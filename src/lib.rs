@@ -3,10 +3,11 @@
 //! default `binding` feature) is the thin Node-API layer.
 //!
 //! Data flows one way:
-//! payload (base64 / bytes) -> sniff -> text detection -> classify -> route
-//! (reads the provider table) -> store (spill) -> model part; for a whole
-//! tool result, `tool_result` then decides which attachments stay, move to a
-//! following user message, or are saved (`budget`: per-request limits).
+//! payload (base64 / bytes) -> sniff -> text detection (with a declared
+//! charset) -> classify -> route (reads the provider table) -> store (spill)
+//! -> model part; for a whole tool result, `tool_result` then decides which
+//! attachments stay, move to a following user message, or are saved
+//! (`budget`: per-request limits).
 
 // The core has no unsafe code; only the Node-API layer may (allowed on
 // `mod binding` below), and every block there says why it is sound.
@@ -16,6 +17,7 @@
 
 pub mod base64_data;
 pub mod budget;
+pub mod charset;
 pub mod classify;
 pub mod content;
 pub mod json;

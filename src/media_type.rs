@@ -141,6 +141,19 @@ pub fn label(media_type: &str, declared: Option<&str>) -> String {
     label
 }
 
+/// A label made by [`label`] without its `name` parameter.
+pub fn without_parameter(label: &str, name: &str) -> String {
+    let mut pieces = label.split("; ");
+    let mut out = pieces.next().unwrap_or_default().to_string();
+    for piece in pieces {
+        if piece.split_once('=').map(|(n, _)| n) != Some(name) {
+            out.push_str("; ");
+            out.push_str(piece);
+        }
+    }
+    out
+}
+
 /// A token (RFC 2045) or a quoted string without quotes, backslashes,
 /// brackets or control characters inside.
 fn is_plain_value(value: &str) -> bool {

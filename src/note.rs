@@ -85,7 +85,20 @@ fn bounded(s: &str, max: usize) -> Cow<'_, str> {
 
 /// `[Resource <uri> (<mediaType>)]\n<text>`
 pub fn text(label: Label, media_type: &str, text: &str) -> String {
-    format!("[{} ({})]\n{text}", label.title(), server(media_type))
+    let mut note = text_header(label, media_type, None);
+    note.push_str(text);
+    note
+}
+
+/// The header of decoded text, with its newline: `[Resource <uri>
+/// (<mediaType>)]\n`, or `[Resource <uri> (<mediaType>, <encoding>)]\n`
+/// when the bytes were not UTF-8 (`windows-1252`, `utf-16le`, ...).
+pub fn text_header(label: Label, media_type: &str, encoding: Option<&str>) -> String {
+    let media_type = server(media_type);
+    match encoding {
+        None => format!("[{} ({media_type})]\n", label.title()),
+        Some(encoding) => format!("[{} ({media_type}, {encoding})]\n", label.title()),
+    }
 }
 
 /// `[Binary resource <uri> (<mediaType>, <N> bytes): <reason>; saved to <path>]`

@@ -50,7 +50,7 @@ pub fn save_blob(
         (Some(extension), _) => extension.strip_prefix('.').unwrap_or(extension),
         (None, Some(media_type)) => media_type::extension(media_type),
         (None, None) => {
-            let sniffed = classify::classify_data(&data, None).media_type;
+            let sniffed = classify::classify_data(&data, None, None).media_type;
             media_type::extension(&sniffed)
         }
     };
