@@ -278,3 +278,15 @@ test('4 worker threads and the main thread at once give the same answers', async
   for (let round = 0; round < 50; round++) for (const p of parts) main.push(toContent(p, options))
   for (const answers of await Promise.all(workers)) assert.deepEqual(answers, main.slice(0, parts.length))
 })
+
+test('answers built natively are not read through a getter planted under an array index', async () => {
+  const { spawnSync } = await import('node:child_process')
+  const child = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'index-pollution-child.cjs')
+  const run = spawnSync(process.execPath, [child, bindingPath, dir], { encoding: 'utf8' })
+  assert.equal(run.status, 0, run.stderr)
+  assert.deepEqual(JSON.parse(run.stdout), {
+    one: { mediaType: 'image/png', sameData: true },
+    whole: { count: 2, mediaType: 'image/png', sameData: true },
+    setterRuns: 0,
+  })
+})

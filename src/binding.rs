@@ -505,6 +505,89 @@ pub struct MediaAnswer {
     checked_copy: Option<Vec<u8>>,
 }
 
+/// A JS array built by defining its elements, not assigning them: a setter
+/// planted on `Array.prototype` or `Object.prototype` under an index never
+/// runs, and cannot keep an element out of an answer.
+struct DefinedArray {
+    env: sys::napi_env,
+    values: Vec<sys::napi_value>,
+}
+
+impl DefinedArray {
+    fn new(env: sys::napi_env) -> Self {
+        DefinedArray {
+            env,
+            values: Vec::new(),
+        }
+    }
+
+    fn push<T: ToNapiValue>(&mut self, value: T) -> napi::Result<()> {
+        // SAFETY: `env` is the environment of the call being answered.
+        let value = unsafe { T::to_napi_value(self.env, value) }?;
+        self.values.push(value);
+        Ok(())
+    }
+
+    fn build(self) -> napi::Result<sys::napi_value> {
+        let status = |status: sys::napi_status, what: &str| {
+            if status == sys::Status::napi_ok {
+                Ok(())
+            } else {
+                Err(Error::new(Status::GenericFailure, what.to_string()))
+            }
+        };
+        let mut array = std::ptr::null_mut();
+        // SAFETY: `env` is live; the out-pointer is a local.
+        let created =
+            unsafe { sys::napi_create_array_with_length(self.env, self.values.len(), &mut array) };
+        status(created, "could not create an array")?;
+        let mut descriptors = Vec::with_capacity(self.values.len());
+        for (index, value) in self.values.into_iter().enumerate() {
+            // SAFETY: `env` is live; a property name must be a JS string.
+            let name = unsafe { String::to_napi_value(self.env, index.to_string()) }?;
+            descriptors.push(sys::napi_property_descriptor {
+                utf8name: std::ptr::null(),
+                name,
+                method: None,
+                getter: None,
+                setter: None,
+                value,
+                attributes: sys::PropertyAttributes::writable
+                    | sys::PropertyAttributes::enumerable
+                    | sys::PropertyAttributes::configurable,
+                data: std::ptr::null_mut(),
+            });
+        }
+        // SAFETY: `array` was just created in `env`; `descriptors` holds
+        // `len` initialised entries whose names and values are live handles
+        // of this call.
+        let defined = unsafe {
+            sys::napi_define_properties(self.env, array, descriptors.len(), descriptors.as_ptr())
+        };
+        status(defined, "could not define the array's elements")?;
+        Ok(array)
+    }
+}
+
+/// A value already made in the JS heap, handed back as it is.
+pub struct RawValue(sys::napi_value);
+
+impl TypeName for RawValue {
+    fn type_name() -> &'static str {
+        "RawValue"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl ToNapiValue for RawValue {
+    unsafe fn to_napi_value(_: sys::napi_env, value: Self) -> napi::Result<sys::napi_value> {
+        Ok(value.0)
+    }
+}
+
 impl TypeName for MediaAnswer {
     fn type_name() -> &'static str {
         "MediaAnswer"
@@ -528,18 +611,17 @@ impl ToNapiValue for MediaAnswer {
             } => (media_type, data, uri, filename),
         };
         let env = Env::from_raw(raw_env);
-        let mut array = env.create_array(4)?;
-        array.set(0, media_type)?;
+        let mut array = DefinedArray::new(raw_env);
+        array.push(media_type)?;
         match (data, answer.checked_copy) {
             // Base64 is ASCII: a Latin-1 string is made without transcoding.
-            (Base64Output::Encoded(text), _) => array.set(1, env.create_string_latin1(text)?)?,
-            (Base64Output::InputBytes, Some(copy)) => array.set(1, Buffer::from(copy))?,
-            (Base64Output::InputString | Base64Output::InputBytes, _) => array.set(1, Null)?,
+            (Base64Output::Encoded(text), _) => array.push(env.create_string_latin1(text)?)?,
+            (Base64Output::InputBytes, Some(copy)) => array.push(Buffer::from(copy))?,
+            (Base64Output::InputString | Base64Output::InputBytes, _) => array.push(Null)?,
         }
-        array.set(2, uri)?;
-        array.set(3, filename)?;
-        // SAFETY: forwarded with the environment napi gave this call.
-        unsafe { Array::to_napi_value(raw_env, array) }
+        array.push(uri)?;
+        array.push(filename)?;
+        array.build()
     }
 }
 
@@ -790,9 +872,9 @@ impl ToNapiValue for ResultAnswer {
         } = answer.converted;
         let array = match part {
             ModelPart::Text(text) => {
-                let mut array = env.create_array(5)?;
-                array.set(0, "text")?;
-                array.set(1, text)?;
+                let mut array = DefinedArray::new(raw_env);
+                array.push("text")?;
+                array.push(text)?;
                 let (path, byte_length, media_type) = match saved {
                     Some(saved) => (
                         Some(saved.path),
@@ -801,9 +883,9 @@ impl ToNapiValue for ResultAnswer {
                     ),
                     None => (None, None, None),
                 };
-                array.set(2, path)?;
-                array.set(3, byte_length)?;
-                array.set(4, media_type)?;
+                array.push(path)?;
+                array.push(byte_length)?;
+                array.push(media_type)?;
                 array
             }
             ModelPart::File {
@@ -812,30 +894,29 @@ impl ToNapiValue for ResultAnswer {
                 uri,
                 filename,
             } => {
-                let mut array = env.create_array(8)?;
-                array.set(0, "file")?;
-                array.set(1, media_type)?;
+                let mut array = DefinedArray::new(raw_env);
+                array.push("file")?;
+                array.push(media_type)?;
                 match (data, answer.checked_copy) {
                     (Base64Output::Encoded(text), _) => {
-                        array.set(2, env.create_string_latin1(text.as_bytes())?)?
+                        array.push(env.create_string_latin1(text.as_bytes())?)?
                     }
-                    (Base64Output::InputBytes, Some(copy)) => array.set(2, Buffer::from(copy))?,
+                    (Base64Output::InputBytes, Some(copy)) => array.push(Buffer::from(copy))?,
                     (Base64Output::InputString | Base64Output::InputBytes, _) => {
-                        array.set(2, Null)?
+                        array.push(Null)?
                     }
                 }
-                array.set(3, uri)?;
-                array.set(4, filename)?;
+                array.push(uri)?;
+                array.push(filename)?;
                 let byte_length = attached.map(|a| a.byte_length as f64);
                 let dimensions = attached.and_then(|a| a.dimensions);
-                array.set(5, byte_length)?;
-                array.set(6, dimensions.map(|d| d.0))?;
-                array.set(7, dimensions.map(|d| d.1))?;
+                array.push(byte_length)?;
+                array.push(dimensions.map(|d| d.0))?;
+                array.push(dimensions.map(|d| d.1))?;
                 array
             }
         };
-        // SAFETY: forwarded with the environment napi gave this call.
-        unsafe { Array::to_napi_value(raw_env, array) }
+        array.build()
     }
 }
 
@@ -1015,7 +1096,7 @@ pub fn result_decide<'env>(
     result: Unknown<'env>,
     is_error: Option<Unknown<'env>>,
     has_text: Option<Unknown<'env>>,
-) -> Result<Array<'env>, String> {
+) -> Result<RawValue, String> {
     let plan = plan_of(&result)?;
     let is_error = bool_arg(is_error, "isError")?;
     let has_text = bool_arg(has_text, "hasText")?;
@@ -1029,19 +1110,19 @@ pub fn result_decide<'env>(
         })
         .collect();
     let verdicts = guarded(|| Ok(tool_result::decide(plan.profile, plan.defer, &candidates)))?;
-    let build = || -> napi::Result<Array<'env>> {
-        let mut list = env.create_array(verdicts.len() as u32)?;
-        for (i, verdict) in verdicts.iter().enumerate() {
+    let build = || -> napi::Result<RawValue> {
+        let mut list = DefinedArray::new(env.raw());
+        for verdict in &verdicts {
             match verdict {
-                Verdict::InResult => list.set(i as u32, true)?,
-                Verdict::Deferred { placeholder } => list.set(i as u32, placeholder.as_str())?,
-                Verdict::Held(_) => list.set(i as u32, false)?,
+                Verdict::InResult => list.push(true)?,
+                Verdict::Deferred { placeholder } => list.push(placeholder.as_str())?,
+                Verdict::Held(_) => list.push(false)?,
             }
         }
-        let mut answer = env.create_array(2)?;
-        answer.set(0, list)?;
-        answer.set(1, tool_result::error_text(is_error, has_text))?;
-        Ok(answer)
+        let mut answer = DefinedArray::new(env.raw());
+        answer.push(RawValue(list.build()?))?;
+        answer.push(tool_result::error_text(is_error, has_text))?;
+        Ok(RawValue(answer.build()?))
     };
     let answer = build().map_err(from_napi)?;
     plan.verdicts = verdicts;
