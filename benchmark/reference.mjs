@@ -769,6 +769,12 @@ function walkPng({ head, tail, len, whole }, crcUntil) {
   if (!width || !height || width > 0x7fffffff || height > 0x7fffffff) {
     return `corrupt PNG: invalid image size ${width}x${height}`
   }
+  // Deflate shrinks at most 1032 times: too few bytes for the pixels claimed.
+  const channels = { 0: 1, 3: 1, 4: 2, 2: 3, 6: 4 }[head[25]]
+  if (channels !== undefined) {
+    const raw = (1 + Math.ceil((width * channels * head[24]) / 8)) * height
+    if (len * 1032 < raw) return `corrupt PNG: ${len} bytes cannot hold ${width}x${height} pixels`
+  }
   const damaged = []
   let pos = 8
   let seenIdat = false

@@ -165,6 +165,16 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
     if width == 0 || height == 0 || width > MAX || height > MAX {
         return Err(format!("corrupt PNG: invalid image size {width}x{height}"));
     }
+    // Deflate shrinks data at most 1032 times: a file far too short for the
+    // pixels its header claims is not that image (a decompression-bomb shape).
+    if let Some(raw) = raw_size(head, width, height) {
+        if (window.len as u64).saturating_mul(MAX_DEFLATE_RATIO) < raw {
+            return Err(format!(
+                "corrupt PNG: {} bytes cannot hold {width}x{height} pixels",
+                window.len
+            ));
+        }
+    }
 
     let mut damaged = Vec::new();
     let mut pos = 8;
@@ -210,6 +220,24 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
         return Err("truncated PNG: IEND chunk missing".into());
     }
     Ok(damaged)
+}
+
+/// The most deflate can shrink data: 258-byte matches coded in 2 bits.
+const MAX_DEFLATE_RATIO: u64 = 1032;
+
+/// Bytes of filtered pixel data the IHDR in `head` calls for (not
+/// interlaced, the smaller of the two); `None` for an unknown colour type.
+fn raw_size(head: &[u8], width: u32, height: u32) -> Option<u64> {
+    let depth = u64::from(*head.get(24)?);
+    let channels = match head.get(25)? {
+        0 | 3 => 1,
+        4 => 2,
+        2 => 3,
+        6 => 4,
+        _ => return None,
+    };
+    let row = 1 + (u64::from(width) * channels * depth).div_ceil(8);
+    Some(row.saturating_mul(u64::from(height)))
 }
 
 /// The chunks of a PNG that passed `walk`: type and byte range, up to IEND.
@@ -466,5 +494,23 @@ pub(crate) mod tests {
             check(&Window::whole(&png)),
             Err("truncated PNG: IEND chunk missing".into())
         );
+    }
+
+    #[test]
+    fn a_header_claiming_more_pixels_than_the_data_can_hold_is_corrupt() {
+        let mut ihdr = [0u8; 13];
+        ihdr[..4].copy_from_slice(&8000u32.to_be_bytes());
+        ihdr[4..8].copy_from_slice(&8000u32.to_be_bytes());
+        ihdr[8..10].copy_from_slice(&[8, 2]);
+        let bomb = png(&[chunk(b"IHDR", &ihdr), idat(), chunk(b"IEND", &[])]);
+        assert!(bomb.len() < 100);
+        assert_eq!(
+            check(&Window::whole(&bomb)),
+            Err(format!(
+                "corrupt PNG: {} bytes cannot hold 8000x8000 pixels",
+                bomb.len()
+            ))
+        );
+        assert_eq!(check(&Window::whole(&tiny_png())), Ok(Soundness::Sound));
     }
 }
