@@ -112,6 +112,14 @@ export const scenarios = [
     targets: { spill: true },
   },
   {
+    // The same with MIME line breaks (76 symbols a line): within 1.5x of one line.
+    id: 'spill-32mib-b64-mime',
+    title: 'binary spill 32 MiB, base64 blob in 76-symbol lines',
+    build: () => [blob('file:///data.bin', 'application/octet-stream', b64(fx.randomBytes(32 * MiB, 6)).replace(/.{76}/g, '$&\r\n'))],
+    spills: true,
+    blocked: true,
+  },
+  {
     id: 'spill-32mib-buf',
     title: 'binary spill 32 MiB, Buffer blob',
     build: () => [blob('file:///data.bin', 'application/octet-stream', fx.randomBytes(32 * MiB, 6))],

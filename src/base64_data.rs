@@ -281,8 +281,17 @@ impl<'a> Base64<'a> {
     /// The first `max_len` decoded bytes (all of them when shorter).
     pub fn decode_head(&self, max_len: usize) -> Vec<u8> {
         if self.info.has_line_breaks {
-            let mut bytes = self.decode();
-            bytes.truncate(max_len);
+            // Chunk by chunk, stopping once there is enough.
+            let mut bytes = Vec::with_capacity(max_len.min(self.info.decoded_len));
+            let _ = self.for_each_decoded_chunk(&mut |chunk| {
+                let take = (max_len - bytes.len()).min(chunk.len());
+                bytes.extend_from_slice(&chunk[..take]);
+                if bytes.len() < max_len {
+                    Ok(())
+                } else {
+                    Err(io::Error::other("enough"))
+                }
+            });
             return bytes;
         }
         let end = (max_len.div_ceil(3) * 4).min(self.input.len());
@@ -293,15 +302,41 @@ impl<'a> Base64<'a> {
 
     /// The last `max_len` decoded bytes (all of them when shorter).
     pub fn decode_tail(&self, max_len: usize) -> Vec<u8> {
-        if self.info.has_line_breaks || max_len >= self.info.decoded_len {
+        if max_len >= self.info.decoded_len {
             let bytes = self.decode();
             let start = bytes.len().saturating_sub(max_len);
             return bytes[start..].to_vec();
+        }
+        if self.info.has_line_breaks {
+            return self.decode_tail_of_lines(max_len);
         }
         // Start on a group boundary so the slice decodes on its own.
         let groups = max_len.div_ceil(3) + 1;
         let start = (self.input.len() / 4).saturating_sub(groups) * 4;
         let bytes = self.decode_symbols(&self.input[start..]);
+        let skip = bytes.len().saturating_sub(max_len);
+        bytes[skip..].to_vec()
+    }
+
+    /// `decode_tail` for line-broken input: the last whole groups of
+    /// symbols are gathered from the end, line breaks left out, and decoded
+    /// alone; the rest of the string is only counted.
+    fn decode_tail_of_lines(&self, max_len: usize) -> Vec<u8> {
+        let breaks = memchr::memchr2_iter(b'\r', b'\n', self.input).count();
+        let symbols = self.input.len() - breaks;
+        // Start on a group boundary so the symbols decode on their own.
+        let wanted = (max_len.div_ceil(3) + 1) * 4;
+        let start = symbols.saturating_sub(wanted) / 4 * 4;
+        let mut tail: Vec<u8> = self
+            .input
+            .iter()
+            .rev()
+            .filter(|&&b| b != b'\r' && b != b'\n')
+            .take(symbols - start)
+            .copied()
+            .collect();
+        tail.reverse();
+        let bytes = self.decode_symbols(&tail);
         let skip = bytes.len().saturating_sub(max_len);
         bytes[skip..].to_vec()
     }
@@ -494,5 +529,29 @@ mod tests {
         encoded[150_000] = b'*';
         let error = inspect(&encoded).unwrap_err();
         assert_eq!(error.message, "unexpected character '*' at symbol 150000");
+    }
+
+    #[test]
+    fn line_broken_head_and_tail_match_the_whole() {
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 253) as u8).collect();
+        let one_line = encode(&bytes);
+        // MIME lines of 76 symbols, and lines of an odd 61, each ended by CRLF.
+        for width in [76usize, 61] {
+            let wrapped: Vec<u8> = one_line
+                .as_bytes()
+                .chunks(width)
+                .flat_map(|line| line.iter().copied().chain(*b"\r\n"))
+                .collect();
+            let b64 = inspect(&wrapped).unwrap();
+            assert!(b64.info.has_line_breaks);
+            for n in [0, 1, 2, 3, 1000, 65_536] {
+                assert_eq!(b64.decode_head(n), &bytes[..n], "head {n}, width {width}");
+                assert_eq!(
+                    b64.decode_tail(n),
+                    &bytes[bytes.len() - n..],
+                    "tail {n}, width {width}"
+                );
+            }
+        }
     }
 }
