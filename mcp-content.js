@@ -10,7 +10,7 @@
 // Built-ins are captured at load, so later changes to prototypes or globals
 // (pollution, monkey-patching) cannot change what this file reads or does.
 
-const native = require('./index.js')
+const native = require('./load-native.js')
 const { types } = require('node:util')
 
 const ReflectApply = Reflect.apply
