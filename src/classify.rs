@@ -164,15 +164,7 @@ fn classify_sniffed(
     }
     match c.kind {
         Kind::Image => {
-            c.dimensions =
-                sniff::image_dimensions(sniffed.media_type, data.window().head).or_else(|| {
-                    // The header lies past the decoded head (a JPEG with a
-                    // large EXIF block): look at all of it.
-                    let window = data.window();
-                    (!window.is_whole())
-                        .then(|| sniff::image_dimensions(sniffed.media_type, data.full()))
-                        .flatten()
-                });
+            c.dimensions = dimensions(data, sniffed.media_type);
             match structure(data, sniffed.media_type) {
                 Ok(Soundness::Sound) => {}
                 // Seen in the head; the repair walks all the data.
@@ -261,6 +253,21 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
         }
         verdict => verdict,
     }
+}
+
+/// Width and height from the first `HEAD_LEN` bytes, the head a base64
+/// string is decoded to, whatever form the data came in: raw bytes read
+/// further would see more icon entries or boxes than base64 does. All of
+/// the data is read only when the header is not in the head (a JPEG with a
+/// large EXIF block).
+fn dimensions(data: &Data, media_type: &str) -> Option<(u32, u32)> {
+    let head = data.window().head;
+    let head = &head[..head.len().min(sniff::HEAD_LEN)];
+    sniff::image_dimensions(media_type, head).or_else(|| {
+        (data.len() > sniff::HEAD_LEN)
+            .then(|| sniff::image_dimensions(media_type, data.full()))
+            .flatten()
+    })
 }
 
 /// Whether the image is animated, from the head when it tells, else from
@@ -461,6 +468,28 @@ mod tests {
             assert_eq!(raw.kind, Kind::Text, "{declared}");
             assert_eq!(raw, b64, "{declared}");
         }
+    }
+
+    #[test]
+    fn icon_size_is_read_from_the_same_head_as_raw_bytes_or_base64() {
+        // Found by fuzzing (a target comparing raw and base64 verdicts): an
+        // icon directory longer than the 64 KiB head, its largest entry past
+        // it, gave raw bytes 48x48 and base64 16x16.
+        let count: u16 = 5000;
+        let mut ico = vec![0, 0, 1, 0];
+        ico.extend_from_slice(&count.to_le_bytes());
+        for i in 0..count {
+            let side = if i == 4500 { 48 } else { 16 };
+            ico.extend_from_slice(&[side, side]);
+            ico.extend_from_slice(&[0; 14]);
+        }
+        assert!(ico.len() > sniff::HEAD_LEN + sniff::TAIL_LEN);
+        let from_bytes = bytes(&ico, None);
+        let b64 = crate::base64_data::encode(&ico);
+        let from_base64 = classify(Payload::Base64(b64.as_bytes()), None);
+        assert_eq!(from_bytes.media_type, "image/vnd.microsoft.icon");
+        assert_eq!(from_bytes.dimensions, Some((16, 16)));
+        assert_eq!(from_base64, from_bytes);
     }
 
     #[test]
