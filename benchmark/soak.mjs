@@ -12,7 +12,8 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
-import zlib from 'node:zlib'
+
+import * as fx from './fixtures.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const require = createRequire(import.meta.url)
@@ -22,40 +23,10 @@ const gc = globalThis.gc ?? (globalThis.Bun ? () => globalThis.Bun.gc(true) : ()
 /** Growth of resident memory after warm-up that still counts as flat. */
 const RSS_SLACK_MIB = 48
 
-function crc32(buf) {
-  let c = ~0
-  for (const byte of buf) {
-    c ^= byte
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1))
-  }
-  return ~c >>> 0
-}
-
-function chunk(type, body) {
-  const out = Buffer.alloc(12 + body.length)
-  out.writeUInt32BE(body.length, 0)
-  out.write(type, 4, 'latin1')
-  body.copy(out, 8)
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + body.length)), 8 + body.length)
-  return out
-}
-
-function png(width, height, seed) {
-  const ihdr = Buffer.alloc(13)
-  ihdr.writeUInt32BE(width, 0)
-  ihdr.writeUInt32BE(height, 4)
-  ihdr.set([8, 2, 0, 0, 0], 8)
-  const raw = Buffer.alloc(height * (1 + width * 3))
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * 31 + seed) & 0xff
-  for (let y = 0; y < height; y++) raw[y * (1 + width * 3)] = 0
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))])
-}
-
 /** The mix every thread converts, in turn. */
 function parts() {
-  const small = png(32, 32, 1)
-  const medium = png(200, 200, 2)
+  const small = fx.png(4 * 1024, 1)
+  const medium = fx.png(120 * 1024, 2)
   const blob = Buffer.alloc(20_000, 7)
   blob.write('PAR1', 0)
   const markdown = Buffer.from('# Notes\n\n' + 'Some text, a list:\n- one\n- two\n'.repeat(200))
