@@ -2,57 +2,52 @@
 # Seed corpora for every target from the vendored sample files
 # (__test__/fixtures/file-type) into fuzz/corpus/<target>/ (git-ignored).
 # Each target's control bytes are put in front of the file (see the target's
-# doc comment for its input layout). Safe to run again: files are named by
-# content hash, so nothing is duplicated.
+# doc comment for its input layout). Seeds are named seed-<file>-<variant>,
+# apart from libFuzzer's own hash names, so running this again overwrites
+# them instead of adding copies.
 set -euo pipefail
 
 cd "$(dirname "$0")"
 fixtures=../__test__/fixtures/file-type
 corpus=corpus
+mkdir -p "$corpus"/{sniff,text,base64,route,store}
 
-# put <target> <file>: store stdin under its hash.
-put() {
-  local dir="$corpus/$1" tmp
-  mkdir -p "$dir"
-  tmp=$(mktemp "$dir/.seed.XXXXXX")
-  cat >"$tmp"
-  mv "$tmp" "$dir/$(sha1sum "$tmp" | cut -c1-40)"
-}
-
-# Index of a declared type in DECLARED (fuzz/src/lib.rs) for a file name.
+# Index of a declared type in DECLARED (fuzz/src/lib.rs) for a file name,
+# as an octal escape for printf.
 declared_index() {
+  local index
   case "$1" in
-    *.png | *.apng) echo 2 ;;
-    *.jpg) echo 3 ;;
-    *.gif) echo 5 ;;
-    *.webp) echo 6 ;;
-    *.pdf) echo 7 ;;
-    *.bmp) echo 11 ;;
-    *.xml) echo 16 ;;
-    *.vtt | *.ics | *.vcf | *.reg) echo 13 ;;
-    *) echo 19 ;; # application/octet-stream
+    *.png | *.apng) index=2 ;;
+    *.jpg) index=3 ;;
+    *.gif) index=5 ;;
+    *.webp) index=6 ;;
+    *.pdf) index=7 ;;
+    *.bmp) index=11 ;;
+    *.xml) index=16 ;;
+    *.vtt | *.ics | *.vcf | *.reg) index=13 ;;
+    *) index=19 ;; # application/octet-stream
   esac
+  printf -v declared '\\%03o' "$index"
 }
-
-octal() { printf '\\%03o' "$1"; }
 
 count=0
 for file in "$fixtures"/fixture*; do
-  name=$(basename "$file")
+  seed=seed-${file##*/}
   # sniff: the bytes as they are.
-  put sniff <"$file"
+  cp "$file" "$corpus/sniff/$seed"
   # text: declared textual or not.
-  { printf '\000'; cat "$file"; } | put text
-  { printf '\001'; cat "$file"; } | put text
+  { printf '\000'; cat "$file"; } >"$corpus/text/$seed-0"
+  { printf '\001'; cat "$file"; } >"$corpus/text/$seed-1"
   # base64: plain canonical, and wrapped in CRLF lines of 76.
-  { printf '\000\000\000\000\000\000'; base64 -w0 "$file"; } | put base64
-  { printf '\006\000\000\113\000\000'; base64 -w0 "$file"; } | put base64
-  # route: declared as its own type and as octet-stream, bytes then base64
-  # text (flag 0x10), no growth.
-  idx=$(declared_index "$name")
-  { printf "$(octal "$idx")"'\000\000\000\000\000\000\000\000\000'; cat "$file"; } | put route
-  { printf '\023\003\004\000\000\000\000\000\000\000'; cat "$file"; } | put route
-  { printf "$(octal "$idx")"'\020\000\000\000\000\000\000\000\000'; base64 -w0 "$file"; } | put route
+  encoded=$(base64 -w0 "$file")
+  printf '\000\000\000\000\000\000%s' "$encoded" >"$corpus/base64/$seed-0"
+  printf '\006\000\000\113\000\000%s' "$encoded" >"$corpus/base64/$seed-1"
+  # route: declared as its own type and as octet-stream, the bytes; then
+  # the base64 text itself (flag 0x10). No growth.
+  declared_index "$file"
+  { printf "$declared"'\000\000\000\000\000\000\000\000\000'; cat "$file"; } >"$corpus/route/$seed-0"
+  { printf '\023\003\004\000\000\000\000\000\000\000'; cat "$file"; } >"$corpus/route/$seed-1"
+  printf "$declared"'\020\000\000\000\000\000\000\000\000%s' "$encoded" >"$corpus/route/$seed-2"
   count=$((count + 1))
 done
 
@@ -62,8 +57,9 @@ for name in png tar.gz "" .png ../x a..b x. "$(printf 'a%.0s' {1..33})" \
   tool_1764481234567_000042_0000012345.png tool_1764481234567_000042_0000012345 \
   .tool_tmp_0000012345_00000000000000000042_123456789 tool_1764481234567_00042_0000012345.png; do
   for mode in 0 1 2 3 4; do
-    { printf "$(octal "$mode")"'\002%s\n' "$name"; printf 'data'; } | put store
+    printf -v mode_byte '\\%03o' "$mode"
+    printf "$mode_byte"'\002%s\ndata' "$name" >"$corpus/store/seed-$mode-${name//\//_}"
   done
 done
 
-echo "seeded from $count sample files: $(for t in "$corpus"/*; do printf '%s %s  ' "$(basename "$t")" "$(ls "$t" | wc -l)"; done)"
+echo "seeded fuzz/$corpus/<target>/ from $count sample files"
