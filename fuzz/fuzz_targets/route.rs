@@ -12,7 +12,7 @@
 //! - the same bytes get the same classification and the same part, given
 //!   as raw bytes and as base64 in any accepted form (canonical, unpadded,
 //!   url-safe, line-broken, or the fuzzed string itself): the verdict
-//!   depends on the bytes alone (but for finding 1, see `window_gap`);
+//!   depends on the bytes alone (but for finding 3, see `window_gap`);
 //! - a file part has a type of the profile's allow-list, its bytes sniff as
 //!   that type, pass its structural check, are within its limits, and its
 //!   data is the canonical base64 of the bytes (the input string itself
@@ -201,7 +201,7 @@ fn same_verdict(
     assert_eq!(verdict, verdict_bytes, "part: {what} against the bytes");
 }
 
-/// Finding 1 (fuzz/README.md, fuzz/findings/route/): data over
+/// Finding 3 (fuzz/README.md, fuzz/findings/route/): data over
 /// HEAD_LEN + TAIL_LEN bytes is checked whole when given as raw bytes but
 /// on its head and tail only when given as base64, so only the raw bytes
 /// show a defect past the head (a GIF whose blocks run off the end, a PNG
