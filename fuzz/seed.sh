@@ -35,9 +35,10 @@ for file in "$fixtures"/fixture*; do
   seed=seed-${file##*/}
   # sniff: the bytes as they are.
   cp "$file" "$corpus/sniff/$seed"
-  # text: declared textual or not.
-  { printf '\000'; cat "$file"; } >"$corpus/text/$seed-0"
-  { printf '\001'; cat "$file"; } >"$corpus/text/$seed-1"
+  # text: declared binary, textual, textual in Shift_JIS, in UTF-16LE.
+  for flags in 000 001 003 011; do
+    { printf "\\$flags"; cat "$file"; } >"$corpus/text/$seed-$flags"
+  done
   # base64: plain canonical, and wrapped in CRLF lines of 76.
   encoded=$(base64 -w0 "$file")
   printf '\000\000\000\000\000\000%s' "$encoded" >"$corpus/base64/$seed-0"

@@ -12,7 +12,7 @@
 //! - the same bytes get the same classification and the same part, given
 //!   as raw bytes and as base64 in any accepted form (canonical, unpadded,
 //!   url-safe, line-broken, or the fuzzed string itself): the verdict
-//!   depends on the bytes alone (but for finding 3, see `window_gap`);
+//!   depends on the bytes alone;
 //! - a file part has a type of the profile's allow-list, its bytes sniff as
 //!   that type, pass its structural check, are within its limits, and its
 //!   data is the canonical base64 of the bytes (the input string itself
@@ -21,15 +21,14 @@
 
 #![no_main]
 
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
 use mcp_content::base64_data;
 use mcp_content::classify::{self, Classification};
 use mcp_content::content::{self, MediaKind, MediaPart, ModelPart};
 use mcp_content::payload::{Base64Output, Payload};
 use mcp_content::provider::DEFAULT;
-use mcp_content::sniff::{self, Window, HEAD_LEN, TAIL_LEN};
+use mcp_content::sniff::{self, Soundness, Window, HEAD_LEN, TAIL_LEN};
+use mcp_content::text_cap::{TextCap, DEFAULT_MAX_TEXT_TOKENS};
 use mcp_content_fuzz::{declared, Form, Grow, Input};
 
 const KINDS: [MediaKind; 4] = [
@@ -44,6 +43,9 @@ const URIS: [Option<&str>; 4] = [
     Some("file:///tmp/shot.png"),
     Some("https://example.test/a/b.pdf?x=1#y"),
 ];
+
+/// The text cap a caller gets by default.
+const TEXT_CAP: TextCap = Some(DEFAULT_MAX_TEXT_TOKENS);
 
 /// A part with its file data resolved to the base64 string it stands for.
 #[derive(Debug, PartialEq, Eq)]
@@ -68,7 +70,7 @@ struct Case<'a> {
 impl Case<'_> {
     fn run(&self, payload: Payload) -> (Verdict, Classification) {
         let part = MediaPart::new(self.kind, self.uri, self.declared, payload);
-        let verdict = match content::media_to_content_without_disk(&part, &DEFAULT) {
+        let verdict = match content::media_to_content_without_disk(&part, &DEFAULT, TEXT_CAP) {
             None => Verdict::Save,
             Some(ModelPart::Text(text)) => Verdict::Text(text),
             Some(ModelPart::File {
@@ -82,7 +84,8 @@ impl Case<'_> {
                     (Base64Output::InputString, Payload::Base64(text)) => {
                         String::from_utf8(text.to_vec()).expect("accepted base64 is ASCII")
                     }
-                    (Base64Output::Encoded(encoded), Payload::Base64(_)) => encoded,
+                    // Re-encoded base64, or the repaired copy of a PNG.
+                    (Base64Output::Encoded(encoded), _) => encoded,
                     (data, _) => panic!("{data:?} for a payload of the other kind"),
                 };
                 Verdict::File {
@@ -109,7 +112,8 @@ fn classifier_window(bytes: &[u8]) -> Window<'_> {
     }
 }
 
-/// What every file part must satisfy; `bytes` are the decoded data.
+/// What every file part must satisfy; `bytes` are the decoded data. A
+/// repairable PNG is sent as its repaired copy, which must be sound.
 fn check_file(verdict: &Verdict, c: &Classification, bytes: &[u8]) {
     let Verdict::File {
         media_type, data, ..
@@ -120,22 +124,30 @@ fn check_file(verdict: &Verdict, c: &Classification, bytes: &[u8]) {
     let limits = DEFAULT
         .attach_limits(media_type)
         .unwrap_or_else(|| panic!("{media_type} is not in the allow-list"));
-    let head = &bytes[..bytes.len().min(HEAD_LEN)];
+    assert_eq!(c.defect, None);
+    let sent = match &c.repair {
+        Some(repair) => repair.apply(bytes),
+        None => bytes.to_vec(),
+    };
+    let head = &sent[..sent.len().min(HEAD_LEN)];
     assert_eq!(
         sniff::sniff(head).map(|s| s.media_type),
         Some(*media_type),
         "attached bytes do not sniff as their type"
     );
-    let structure = sniff::check_structure(media_type, &classifier_window(bytes))
-        .or_else(|_| sniff::check_structure(media_type, &Window::whole(bytes)));
-    assert_eq!(structure, Ok(()), "attached with a structural defect");
-    assert_eq!(c.defect, None);
-    assert!(limits.max_size.admits(bytes.len() as u64));
+    let structure = sniff::check_structure(media_type, &classifier_window(&sent))
+        .or_else(|_| sniff::check_structure(media_type, &Window::whole(&sent)));
+    assert_eq!(
+        structure,
+        Ok(Soundness::Sound),
+        "attached with a structural defect"
+    );
+    assert!(limits.max_size.admits(sent.len() as u64));
     if let Some(max_side) = limits.max_side {
         let (w, h) = c.dimensions.expect("an attached image has a size");
         assert!(w > 0 && h > 0 && w <= max_side && h <= max_side, "{w}x{h}");
     }
-    assert_eq!(data, &base64_data::encode(bytes));
+    assert_eq!(data, &base64_data::encode(&sent));
 }
 
 fuzz_target!(|input: &[u8]| {
@@ -186,7 +198,7 @@ fuzz_target!(|input: &[u8]| {
 });
 
 /// The same bytes as raw bytes and as base64 get the same classification
-/// and the same part, but for the known gap below.
+/// and the same part.
 fn same_verdict(
     what: &str,
     bytes: &[u8],
@@ -194,32 +206,6 @@ fn same_verdict(
     (verdict, c): &(Verdict, Classification),
 ) {
     check_file(verdict, c, bytes);
-    if window_gap(bytes.len(), c_bytes, c) && !strict() {
-        return;
-    }
     assert_eq!(c, c_bytes, "classification: {what} against the bytes");
     assert_eq!(verdict, verdict_bytes, "part: {what} against the bytes");
-}
-
-/// Finding 3 (fuzz/README.md, fuzz/findings/route/): data over
-/// HEAD_LEN + TAIL_LEN bytes is checked whole when given as raw bytes but
-/// on its head and tail only when given as base64, so only the raw bytes
-/// show a defect past the head (a GIF whose blocks run off the end, a PNG
-/// with a broken chunk there). Until that is decided this one difference is
-/// let through; everything else must still match.
-fn window_gap(len: usize, c_bytes: &Classification, c: &Classification) -> bool {
-    len > HEAD_LEN + TAIL_LEN
-        && c.defect.is_none()
-        && c_bytes.defect.is_some()
-        && *c
-            == Classification {
-                defect: None,
-                ..c_bytes.clone()
-            }
-}
-
-/// `MCP_CONTENT_FUZZ_STRICT=1` checks the verdicts without the gap above.
-fn strict() -> bool {
-    static STRICT: OnceLock<bool> = OnceLock::new();
-    *STRICT.get_or_init(|| std::env::var_os("MCP_CONTENT_FUZZ_STRICT").is_some_and(|v| v == "1"))
 }
