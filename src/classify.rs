@@ -5,7 +5,7 @@ use encoding_rs::Encoding;
 
 use crate::charset;
 use crate::media_type;
-use crate::payload::{Data, Payload};
+use crate::payload::{Data, Payload, WHOLE_CHECK_LEN};
 use crate::sniff::{self, Family, PngRepair, Sniffed, Soundness};
 use crate::text::{self, TextEncoding};
 
@@ -253,12 +253,13 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
 /// string is decoded to, whatever form the data came in: raw bytes read
 /// further would see more icon entries or boxes than base64 does. All of
 /// the data is read only when the header is not in the head (a JPEG with a
-/// large EXIF block).
+/// large EXIF block), and not for data over `WHOLE_CHECK_LEN`, which is not
+/// decoded whole.
 fn dimensions(data: &Data, media_type: &str) -> Option<(u32, u32)> {
     let head = data.window().head;
     let head = &head[..head.len().min(sniff::HEAD_LEN)];
     sniff::image_dimensions(media_type, head).or_else(|| {
-        (data.len() > sniff::HEAD_LEN)
+        (sniff::HEAD_LEN < data.len() && data.len() <= WHOLE_CHECK_LEN)
             .then(|| sniff::image_dimensions(media_type, data.full()))
             .flatten()
     })
