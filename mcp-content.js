@@ -723,3 +723,16 @@ exports.ToolOutputStore = ToolOutputStore
 exports.convertToolResult = convertToolResult
 exports.convertToolResultSync = convertToolResultSync
 exports.AttachmentQueue = AttachmentQueue
+
+// Wire formats: one converted result in each provider's shape (adapters.js).
+const adapters = require('./adapters.js')
+exports.toAnthropicToolResult = adapters.toAnthropicToolResult
+exports.toAnthropicContent = adapters.toAnthropicContent
+exports.toOpenAIResponsesOutput = adapters.toOpenAIResponsesOutput
+exports.toOpenAIResponsesMessage = adapters.toOpenAIResponsesMessage
+exports.toOpenAIChatMessages = adapters.toOpenAIChatMessages
+exports.toOpenAIChatUserMessage = adapters.toOpenAIChatUserMessage
+exports.toGeminiFunctionResponse = adapters.toGeminiFunctionResponse
+exports.toBedrockToolResult = adapters.toBedrockToolResult
+exports.toBedrockContent = adapters.toBedrockContent
+exports.toAiSdkToolOutput = adapters.toAiSdkToolOutput
