@@ -93,6 +93,7 @@ export function validateConverse(body) {
 
 export async function startBedrockMock() {
   const endpoint = await startEndpoint({
+    h2c: true,
     route(req, body) {
       const m = /^\/model\/([^/]+)\/converse$/.exec(req.url)
       if (req.method !== 'POST' || !m) return { status: 404, headers: { 'x-amzn-errortype': 'ResourceNotFoundException' }, json: { message: 'Not found' } }

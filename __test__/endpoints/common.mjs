@@ -3,6 +3,7 @@
 // formats' specifications (not from mcp-content): strict base64, magic
 // bytes, image headers, animated GIFs.
 import http from 'node:http'
+import http2 from 'node:http2'
 import { referenceImageInfo, isPdf } from '../fixtures/index.mjs'
 import { gifFrames } from '../fixtures/results.mjs'
 
@@ -18,10 +19,12 @@ export class Refusal extends Error {
  * Start an endpoint. `route(req, body, raw)` answers `{ status, headers?, json }`
  * or throws a Refusal, which `refuse(refusal)` turns into the provider's error answer.
  * Resolves to `{ url, requests, close }`; `requests` holds every parsed body.
+ * `h2c`: serve HTTP/2 without TLS instead of HTTP/1.1.
  */
-export async function startEndpoint({ route, refuse, maxBytes }) {
+export async function startEndpoint({ route, refuse, maxBytes, h2c = false }) {
   const requests = []
-  const server = http.createServer((req, res) => {
+  // h2c: HTTP/2 without TLS, which the Bedrock runtime client speaks.
+  const server = (h2c ? http2 : http).createServer((req, res) => {
     const chunks = []
     req.on('data', (c) => chunks.push(c))
     req.on('end', () => {
