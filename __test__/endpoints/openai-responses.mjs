@@ -4,15 +4,23 @@
 // REFERENCE.md sections 2 and 6 describe the real API: images png, jpeg,
 // webp or a still gif as a data URL whose bytes are that type; files as a
 // data URL with a file name, of a type the API reads (PDF, text and office
-// formats), each under 50 MB and all under 50 MB together; at most 1500
+// formats, by the name's extension or the data URL's type), each under 50 MB and all under 50 MB together; at most 1500
 // images; and no media where the API takes none. OpenAI's exact error texts
 // for these cases are not in the notes: the messages here are the
 // endpoint's own, in the API's error shape.
 import { startEndpoint, Refusal, parseDataUrl, strictBase64, imageProblem } from './common.mjs'
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif']
-/** Extensions of files input_file reads (the file-inputs guide); the name's extension decides. */
+/** Extensions of files input_file reads (the file-inputs guide). */
 const FILE_EXTENSIONS = ['pdf', 'txt', 'md', 'json', 'html', 'xml', 'csv', 'tsv', 'docx', 'pptx', 'xlsx', 'xls', 'doc', 'js', 'ts', 'py', 'c', 'cpp', 'java', 'rb', 'go', 'rs', 'css', 'sh']
+/** Media types of the same files, for a data URL whose file name has no known extension. */
+const FILE_TYPES = [
+  'application/pdf', 'application/json', 'application/xml', 'application/msword',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.ms-excel',
+]
+const readable = (mediaType) => FILE_TYPES.includes(mediaType) || /^text\//.test(mediaType)
 const MAX_FILES_BYTES = 50 * 1024 * 1024
 const MAX_IMAGES = 1500
 
@@ -40,13 +48,13 @@ function checkFile(item, where, totals) {
   if (url === null) throw new Refusal(`Invalid '${where}.file_data'. Expected a base64-encoded data URL.`)
   if (typeof item.filename !== 'string' || item.filename === '') throw new Refusal(`Missing required parameter: '${where}.filename'.`)
   const extension = /\.([A-Za-z0-9]+)$/.exec(item.filename)?.[1]?.toLowerCase()
-  if (!FILE_EXTENSIONS.includes(extension)) {
-    throw new Refusal(`Invalid '${where}.filename'. The file type '${extension ?? item.filename}' is not supported.`)
+  if (!FILE_EXTENSIONS.includes(extension) && !readable(url.mediaType)) {
+    throw new Refusal(`Invalid '${where}.file_data'. The file type '${url.mediaType}' of '${item.filename}' is not supported.`)
   }
   const bytes = strictBase64(url.data)
   if (bytes === null) throw new Refusal(`Invalid '${where}.file_data'. Expected a base64-encoded data URL, but got invalid base64 data.`)
   if (bytes.length === 0) throw new Refusal(`Invalid '${where}.file_data'. The file is empty.`)
-  if (extension === 'pdf' && bytes.toString('latin1', 0, 5) !== '%PDF-') throw new Refusal(`Invalid '${where}.file_data'. The file is not a valid PDF.`)
+  if ((extension === 'pdf' || url.mediaType === 'application/pdf') && bytes.toString('latin1', 0, 5) !== '%PDF-') throw new Refusal(`Invalid '${where}.file_data'. The file is not a valid PDF.`)
   totals.fileBytes += bytes.length
   if (bytes.length > MAX_FILES_BYTES || totals.fileBytes > MAX_FILES_BYTES) throw new Refusal('The files of a request must be under 50 MB together.')
 }
