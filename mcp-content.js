@@ -982,13 +982,12 @@ function repairHistory(messages, options) {
   const job = { settings, read: { isError: false }, handle: native.resultNew(settings.provider, 'auto') }
   const found = []
   const drafted = copyArray(messages)
-  const changed = []
+  // [position, first found, end of found, draft] of each message holding attachments.
+  const holding = []
   for (let i = 0; i < drafted.length; i++) {
+    const first = found.length
     const message = draft(drafted[i], found)
-    if (message !== undefined) {
-      drafted[i] = message
-      append(changed, message)
-    }
+    if (message !== undefined) append(holding, [i, first, found.length, message])
   }
   // Each attachment converted as in a tool result, then budgeted together.
   const converted = []
@@ -1017,7 +1016,14 @@ function repairHistory(messages, options) {
     found[i].final = kept ? found[i].original : found[i].write(part)
     if (!kept) repaired++
   }
-  for (let i = 0; i < changed.length; i++) settleMessage(changed[i])
+  // A message whose attachments all stay is given back as it was.
+  for (let h = 0; h < holding.length; h++) {
+    // Indexes, not destructuring: that would run the (replaceable) array iterator.
+    const entry = holding[h]
+    let same = true
+    for (let i = entry[1]; i < entry[2]; i++) if (found[i].final !== found[i].original) same = false
+    if (!same) drafted[entry[0]] = settleMessage(entry[3])
+  }
   return { messages: drafted, repaired }
 }
 
