@@ -825,7 +825,8 @@ function anthropicFound(block) {
   const source = own(block, 'source')
   if (source === null || typeof source !== 'object' || own(source, 'type') !== 'base64') return undefined
   const data = own(source, 'data')
-  return new Found(type === 'image' ? 'image' : 'media', typeof data === 'string' ? data : '', own(source, 'media_type'), (part) =>
+  const declared = own(source, 'media_type')
+  return new Found(type === 'image' ? 'image' : 'media', typeof data === 'string' ? data : '', typeof declared === 'string' ? declared : undefined, (part) =>
     adapters.toAnthropicContent([part])[0],
   )
 }
