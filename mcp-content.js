@@ -744,6 +744,7 @@ const StringPrototypeSlice = String.prototype.slice
 const StringPrototypeIndexOf = String.prototype.indexOf
 const StringPrototypeStartsWith = String.prototype.startsWith
 const isArrayBuffer = types.isArrayBuffer
+const isArrayBufferView = types.isArrayBufferView
 const WeakSetPrototypeAdd = WeakSet.prototype.add
 const WeakSetPrototypeHas = WeakSet.prototype.has
 /** The arrays and objects repairHistory made (copies): the only ones it writes to. */
@@ -895,9 +896,21 @@ function aiSdkOutputFound(part) {
 }
 
 /**
- * A copy of `list` (an array a caller gave) with each element `find` makes
- * a Found of replaced by it, and `nested(element)` applied to the others;
- * or undefined when nothing in it was found.
+ * Each object of a history is read once, through a snapshot (its own
+ * enumerable properties, copied): the checks and any copy handed back read
+ * the snapshot, never the caller's object again.
+ */
+function snapshotOf(value) {
+  if (value === null || typeof value !== 'object' || ArrayIsArray(value) || isArrayBufferView(value)) return value
+  const copy = copyObject(value)
+  ReflectApply(WeakSetPrototypeAdd, drafts, [copy])
+  return copy
+}
+
+/**
+ * The draft of a list a caller gave: a copy in which each element `find`
+ * makes a Found of is replaced by it, and each other element `nested`
+ * drafts is replaced by its draft; undefined when nothing in it was found.
  */
 function draftList(list, find, nested, found) {
   if (!ArrayIsArray(list)) return undefined
@@ -905,14 +918,16 @@ function draftList(list, find, nested, found) {
   ReflectApply(WeakSetPrototypeAdd, drafts, [copy])
   let any = false
   for (let i = 0; i < copy.length; i++) {
-    const hit = find(copy[i])
+    const element = copy[i]
+    const snapshot = snapshotOf(element)
+    const hit = find(snapshot)
     if (hit !== undefined) {
-      hit.original = copy[i]
+      hit.original = element
       append(found, hit)
       copy[i] = hit
       any = true
     } else if (nested !== undefined) {
-      const inner = nested(copy[i], found)
+      const inner = nested(snapshot, found)
       if (inner !== undefined) {
         copy[i] = inner
         any = true
@@ -922,18 +937,16 @@ function draftList(list, find, nested, found) {
   return any ? copy : undefined
 }
 
-/** A copy of `object` with `key` replaced by the draft of its list, or undefined. */
-function draftField(object, key, find, nested, found) {
-  if (object === null || typeof object !== 'object') return undefined
-  const list = draftList(own(object, key), find, nested, found)
+/** `snapshot` (see snapshotOf) with `key` replaced by the draft of its list, or undefined. */
+function draftField(snapshot, key, find, nested, found) {
+  if (snapshot === null || typeof snapshot !== 'object') return undefined
+  const list = draftList(snapshot[key], find, nested, found)
   if (list === undefined) return undefined
-  const copy = copyObject(object)
-  ReflectApply(WeakSetPrototypeAdd, drafts, [copy])
-  setField(copy, key, list)
-  return copy
+  setField(snapshot, key, list)
+  return snapshot
 }
 
-/** The drafting of one message (or input item) of each history format. */
+/** The drafting of one message (or input item, given as its snapshot) of each history format. */
 const DRAFT = {
   __proto__: null,
   anthropic: (message, found) =>
@@ -950,14 +963,12 @@ const DRAFT = {
     if (role !== 'tool') return undefined
     const resultPart = (part, f) => {
       if (part === null || typeof part !== 'object' || own(part, 'type') !== 'tool-result') return undefined
-      const output = own(part, 'output')
+      const output = snapshotOf(own(part, 'output'))
       if (output === null || typeof output !== 'object' || own(output, 'type') !== 'content') return undefined
       const drafted = draftField(output, 'value', aiSdkOutputFound, undefined, f)
       if (drafted === undefined) return undefined
-      const copy = copyObject(part)
-      ReflectApply(WeakSetPrototypeAdd, drafts, [copy])
-      setField(copy, 'output', drafted)
-      return copy
+      setField(part, 'output', drafted)
+      return part
     }
     return draftField(message, 'content', () => undefined, resultPart, found)
   },
@@ -987,7 +998,7 @@ function repairHistory(messages, options) {
   const holding = []
   for (let i = 0; i < drafted.length; i++) {
     const first = found.length
-    const message = draft(drafted[i], found)
+    const message = draft(snapshotOf(drafted[i]), found)
     if (message !== undefined) append(holding, [i, first, found.length, message])
   }
   // Each attachment converted as in a tool result, then budgeted together.

@@ -276,6 +276,26 @@ describe('repairHistory', () => {
     assert.throws(() => m.repairHistory([], { format: 'anthropic', store: {} }), { code: 'INVALID_ARGUMENT' })
   })
 
+  test('each property of the history is read once (getters counted)', (t) => {
+    const reads = new Map()
+    const counted = (name, value) => ({
+      get() {
+        reads.set(name, (reads.get(name) ?? 0) + 1)
+        return value
+      },
+      enumerable: true,
+    })
+    const source = Object.defineProperties({}, { type: counted('source.type', 'base64'), media_type: counted('source.media_type', 'text/markdown'), data: counted('source.data', markdown) })
+    const block = Object.defineProperties({}, { type: counted('block.type', 'document'), source: counted('block.source', source) })
+    const result = Object.defineProperties({}, { type: counted('result.type', 'tool_result'), tool_use_id: counted('result.tool_use_id', 't1'), content: counted('result.content', [block]) })
+    const message = Object.defineProperties({}, { role: counted('message.role', 'user'), content: counted('message.content', [result]) })
+    const { messages, repaired } = m.repairHistory([message], { format: 'anthropic', outputDir: tempDir(t) })
+    assert.equal(repaired, 1)
+    assert.equal(messages[0].content[0].content[0].type, 'text')
+    for (const [name, count] of reads) assert.equal(count, 1, `${name} read ${count} times`)
+    assert.equal(reads.size, 10)
+  })
+
   test('the store given is the one that saves', (t) => {
     const store = new m.ToolOutputStore(tempDir(t))
     const { messages } = m.repairHistory(anthropicHistory(), { format: 'anthropic', store })
