@@ -230,7 +230,9 @@ function chatPart(part, index) {
   if (part.text !== undefined) return { type: 'text', text: part.text }
   if (isImage(part.mediaType)) return { type: 'image_url', image_url: { url: dataUrl(part) } }
   if (isAudio(part.mediaType)) {
-    return { type: 'input_audio', input_audio: { data: part.data, format: EXTENSIONS[part.mediaType] === 'mp3' ? 'mp3' : 'wav' } }
+    const format = EXTENSIONS[part.mediaType]
+    if (format !== 'wav' && format !== 'mp3') throw invalidArgument(`${part.mediaType} has no Chat Completions part: convert the result with provider 'openai-chat'`)
+    return { type: 'input_audio', input_audio: { data: part.data, format } }
   }
   return { type: 'file', file: { file_data: dataUrl(part), filename: fileName(part, index) } }
 }

@@ -1032,9 +1032,9 @@ function repairHistory(messages, options) {
   for (let h = 0; h < holding.length; h++) {
     // Indexes, not destructuring: that would run the (replaceable) array iterator.
     const entry = holding[h]
-    let same = true
-    for (let i = entry[1]; i < entry[2]; i++) if (found[i].final !== found[i].original) same = false
-    if (!same) drafted[entry[0]] = settleMessage(entry[3])
+    let unchanged = true
+    for (let i = entry[1]; i < entry[2]; i++) if (found[i].final !== found[i].original) unchanged = false
+    if (!unchanged) drafted[entry[0]] = settleMessage(entry[3])
   }
   return { messages: drafted, repaired }
 }

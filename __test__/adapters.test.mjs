@@ -73,6 +73,8 @@ describe('adapters: shapes', () => {
     ])
     assert.deepEqual(m.toOpenAIChatMessages(converted([text('only text')]), 'c'), [{ role: 'tool', tool_call_id: 'c', content: 'only text' }])
     assert.equal(m.toOpenAIChatUserMessage([]), null)
+    assert.equal(m.toOpenAIChatUserMessage([file('audio/mpeg', 'AAAA')]).content[0].input_audio.format, 'mp3')
+    assert.throws(() => m.toOpenAIChatUserMessage([file('audio/flac', 'AAAA')]), { code: 'INVALID_ARGUMENT', message: /audio\/flac has no Chat Completions part/ })
   })
 
   test('toGeminiFunctionResponse: id, output or error, media inside and deferred beside', () => {
