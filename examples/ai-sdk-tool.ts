@@ -4,6 +4,8 @@
 // next model call.
 import { generateText, tool, jsonSchema, type ModelMessage, type LanguageModel } from 'ai'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+// The MCP SDK's own result type: convertToolResult takes it as it is.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { convertToolResult, toAiSdkToolOutput, AttachmentQueue, ToolOutputStore, type ConvertedToolResult, type ContentPart } from 'mcp-content'
 
 export function mcpTools(client: Client, names: string[], store: ToolOutputStore, queue: AttachmentQueue) {
@@ -14,8 +16,8 @@ export function mcpTools(client: Client, names: string[], store: ToolOutputStore
         description: `MCP tool ${name}`,
         inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
         execute: async (args, { toolCallId }): Promise<ConvertedToolResult> => {
-          const result = await client.callTool({ name, arguments: args })
-          return convertToolResult(result as Parameters<typeof convertToolResult>[0], { provider: 'openai-chat', store, toolCallId, attachments: queue })
+          const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+          return convertToolResult(result, { provider: 'openai-chat', store, toolCallId, attachments: queue })
         },
         toModelOutput: ({ output }) => toAiSdkToolOutput(output),
       }),

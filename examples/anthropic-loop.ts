@@ -3,6 +3,8 @@
 // by an attachment from before is mended with repairHistory first.
 import Anthropic from '@anthropic-ai/sdk'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+// The MCP SDK's own result type: convertToolResult takes it as it is.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { convertToolResult, toAnthropicToolResult, repairHistory, ToolOutputStore } from 'mcp-content'
 
 export async function loop(anthropic: Anthropic, client: Client, history: Anthropic.MessageParam[]) {
@@ -17,8 +19,8 @@ export async function loop(anthropic: Anthropic, client: Client, history: Anthro
     const results: Anthropic.ToolResultBlockParam[] = []
     for (const block of reply.content) {
       if (block.type !== 'tool_use') continue
-      const result = await client.callTool({ name: block.name, arguments: block.input as Record<string, unknown> })
-      const converted = await convertToolResult(result as Parameters<typeof convertToolResult>[0], { provider: 'anthropic', store })
+      const result = (await client.callTool({ name: block.name, arguments: block.input as Record<string, unknown> })) as CallToolResult
+      const converted = await convertToolResult(result, { provider: 'anthropic', store })
       results.push(toAnthropicToolResult(converted, block.id))
     }
     messages = [...messages, { role: 'user', content: results }]

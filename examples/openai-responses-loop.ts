@@ -3,6 +3,8 @@
 import OpenAI from 'openai'
 import type { ResponseInputItem, FunctionTool } from 'openai/resources/responses/responses'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+// The MCP SDK's own result type: convertToolResult takes it as it is.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { convertToolResult, toOpenAIResponsesOutput, repairHistory, ToolOutputStore } from 'mcp-content'
 
 export async function loop(openai: OpenAI, client: Client, history: ResponseInputItem[]) {
@@ -16,8 +18,8 @@ export async function loop(openai: OpenAI, client: Client, history: ResponseInpu
     if (calls.length === 0) return response.output_text
     input = [...input, ...calls]
     for (const call of calls) {
-      const result = await client.callTool({ name: call.name, arguments: JSON.parse(call.arguments) as Record<string, unknown> })
-      const converted = await convertToolResult(result as Parameters<typeof convertToolResult>[0], { provider: 'openai', store })
+      const result = (await client.callTool({ name: call.name, arguments: JSON.parse(call.arguments) as Record<string, unknown> })) as CallToolResult
+      const converted = await convertToolResult(result, { provider: 'openai', store })
       input.push(toOpenAIResponsesOutput(converted, call.call_id))
     }
   }

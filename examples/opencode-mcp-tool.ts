@@ -3,7 +3,9 @@
 // converted for the provider the session talks to. Media the provider takes
 // only in a user message wait in the session's AttachmentQueue.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { convertToolResult, toAiSdkToolOutput, AttachmentQueue, ToolOutputStore, type ProviderName } from 'mcp-content'
+// The MCP SDK's own result type: convertToolResult takes it as it is.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { convertToolResult, AttachmentQueue, ToolOutputStore, type ProviderName } from 'mcp-content'
 
 /** What opencode's tool layer keeps of one call: text for the model, files beside it. */
 export interface ToolOutput {
@@ -16,8 +18,8 @@ export interface ToolOutput {
 export function mcpTool(client: Client, name: string, provider: ProviderName, store: ToolOutputStore, queue: AttachmentQueue) {
   return {
     async execute(args: Record<string, unknown>, ctx: { callID: string }): Promise<ToolOutput> {
-      const result = await client.callTool({ name, arguments: args })
-      const converted = await convertToolResult(result as Parameters<typeof convertToolResult>[0], {
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+      const converted = await convertToolResult(result, {
         provider,
         store,
         toolCallId: ctx.callID,
@@ -28,11 +30,6 @@ export function mcpTool(client: Client, name: string, provider: ProviderName, st
         p.type === 'file' ? [{ type: 'file' as const, mime: p.mediaType, url: `data:${p.mediaType};base64,${p.data}`, filename: p.filename }] : [],
       )
       return { title: name, output, metadata: { isError: converted.isError, saved: converted.saved }, attachments }
-    },
-    /** The model-bound output, for the SDK's toModelOutput (AI SDK 7 shape). */
-    async modelOutput(args: Record<string, unknown>, ctx: { callID: string }) {
-      const result = await client.callTool({ name, arguments: args })
-      return toAiSdkToolOutput(await convertToolResult(result as Parameters<typeof convertToolResult>[0], { provider, store }))
     },
   }
 }
