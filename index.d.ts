@@ -118,6 +118,12 @@ export interface Classification {
    * sent instead leaves out, e.g. `dropped ancillary chunk iCCP with a bad CRC`.
    */
   repair?: string
+  /**
+   * Images only: `true` for a GIF of more than one image (an animation,
+   * which some providers refuse). APNG and animated WebP are not told apart
+   * from still ones yet and give `false`.
+   */
+  animated?: boolean
 }
 
 /**

@@ -1,5 +1,6 @@
 // classify, isUtf8, isTextualMediaType
 import { describe, test } from 'node:test'
+import { animatedGif } from './fixtures/results.mjs'
 import assert from 'node:assert/strict'
 import { isUtf8 as nodeIsUtf8 } from 'node:buffer'
 import {
@@ -64,6 +65,15 @@ describe('classify', () => {
       assert.equal(c.width, w)
       assert.equal(c.height, h)
     }
+  })
+
+  test('animated: true for a GIF of two frames, false for still images, absent for others', () => {
+    const animated = animatedGif()
+    for (const data of [animated, b64(animated)]) assert.equal(classify(data).animated, true)
+    for (const name of ['fixture.gif', 'fixture.png', 'fixture.jpg', 'fixture.webp']) {
+      assert.equal(classify(corpus(name)).animated, false, name)
+    }
+    assert.equal('animated' in classify(corpus('fixture.pdf')), false)
   })
 
   test('pdf, audio, video', () => {

@@ -28,7 +28,7 @@ use napi::{sys, Env, JsString, Task, Unknown, ValueType};
 use napi_derive::napi;
 
 use crate::budget::Candidate;
-use crate::classify::{self, Classification};
+use crate::classify::{self, Classification, Kind};
 use crate::content::{self, Converted, MediaKind, MediaPart, ModelPart, NoteStyle};
 use crate::payload::{Base64Output, Payload};
 use crate::provider::{self, Profile};
@@ -1324,6 +1324,7 @@ pub struct JsClassification {
     pub text_encoding: Option<String>,
     pub problem: Option<String>,
     pub repair: Option<String>,
+    pub animated: Option<bool>,
 }
 
 impl From<Classification> for JsClassification {
@@ -1339,6 +1340,7 @@ impl From<Classification> for JsClassification {
             height: c.dimensions.map(|d| d.1),
             text_encoding: c.text_encoding.map(|e| e.as_str().to_string()),
             repair: c.repair.map(|r| r.words),
+            animated: (c.kind == Kind::Image).then_some(c.animated),
         }
     }
 }
