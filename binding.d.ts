@@ -11,6 +11,12 @@
  */
 export type MediaAnswer = string | [string, string | Uint8Array | null, string | null, string | null]
 
+/**
+ * A text over the cap: `[previewAndNote, savedPath, savedByteLength]`, the last two null when the
+ * whole text could not be saved (the note says why).
+ */
+export type BoundedText = [string, string | null, number | null]
+
 /** An opaque store handle. */
 export interface StoreHandle {
   readonly __storeHandle: never
@@ -44,7 +50,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * the whole text, saved in the store under `mediaType`'s extension. `how`:
  * `"sync"`, or `"async"` for a promise of it done on the libuv thread pool.
  */
-export declare function boundText(how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown): string | null | Promise<string | null>
+export declare function boundText(how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown): BoundedText | null | Promise<BoundedText | null>
 
 /**
  * Check a conversion's `provider`, `outputDir` and `maxTextTokens` without

@@ -231,7 +231,11 @@ export interface ConvertedToolResult {
   isError: boolean
   /** Media for a following user message (also queued when `attachments` is given). */
   deferred: ContentPart[]
-  /** Every file written: parts that could not be sent, and attachments over the request's budget. */
+  /**
+   * Every file written, in content order: parts that could not be sent, attachments over the
+   * request's budget, and the whole text of each text over `maxTextTokens` (`text/plain` for a
+   * text part, the resource's `mimeType` for an embedded one).
+   */
   saved: SavedAttachment[]
 }
 

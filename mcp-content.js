@@ -119,10 +119,11 @@ function isShortText(text, options) {
 
 /** A text the cap may cut: native code previews it and saves the whole. */
 class LongText {
-  constructor(header, text, mediaType) {
+  constructor(header, text, mediaType, uri) {
     this.header = header
     this.text = text
     this.mediaType = mediaType
+    this.uri = uri
   }
 }
 
@@ -143,9 +144,9 @@ function join(header, text) {
 }
 
 /** A text part, or a LongText when its length alone does not settle the cap. */
-function textOrLong(header, text, mediaType, options) {
+function textOrLong(header, text, mediaType, options, uri) {
   if (isShortText(text, options)) return textPart(join(header, text))
-  return new LongText(header, text, mediaType)
+  return new LongText(header, text, mediaType, uri)
 }
 
 function boundText(how, long, options) {
@@ -153,8 +154,9 @@ function boundText(how, long, options) {
   return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens)
 }
 
+/** `bounded`: null (within the cap) or `[previewAndNote, savedPath, savedByteLength]`. */
 function fromBounded(bounded, long) {
-  return textPart(join(long.header, bounded === null ? long.text : bounded))
+  return textPart(join(long.header, bounded === null ? long.text : bounded[0]))
 }
 
 // ------------------------------------------------------------------ parts
@@ -211,7 +213,7 @@ function readPart(part, options) {
       const mimeType = own(resource, 'mimeType')
       const text = own(resource, 'text')
       if (text === undefined || text === null) return new Media(type, own(resource, 'blob'), mimeType, uri)
-      return textOrLong(native.embeddedTextHeader(uri, mimeType), stringField(text, 'text'), mimeType, options)
+      return textOrLong(native.embeddedTextHeader(uri, mimeType), stringField(text, 'text'), mimeType, options, uri)
     }
     case 'resource_link':
       return textPart(
@@ -499,6 +501,17 @@ function textEntry(part) {
   return { part, media: undefined, attachment: undefined, saved: undefined }
 }
 
+/** A long text's entry in a whole result: its part, and the file holding the whole text. */
+function longTextEntry(bounded, long) {
+  const entry = textEntry(fromBounded(bounded, long))
+  if (bounded === null || bounded[1] === null) return entry
+  const mediaType = typeof long.mediaType === 'string' ? long.mediaType : 'text/plain'
+  entry.saved = typeof long.uri === 'string'
+    ? { path: bounded[1], byteLength: bounded[2], mediaType, uri: long.uri }
+    : { path: bounded[1], byteLength: bounded[2], mediaType }
+  return entry
+}
+
 function savedEntry(answer, media) {
   const path = answer[2]
   const byteLength = answer[3]
@@ -613,7 +626,7 @@ function convertToolResultSync(result, options) {
     const read = reads[i]
     if (read === null) append(converted, null)
     else if (read instanceof Media) append(converted, fromResultAnswer(resultMedia('sync', job, read), read))
-    else if (read instanceof LongText) append(converted, textEntry(fromBounded(boundText('sync', read, job.settings), read)))
+    else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings), read))
     else append(converted, textEntry(read))
   }
   const decision = planResult(job, converted)
@@ -648,7 +661,7 @@ async function convertToolResult(result, options) {
   for (let i = 0; i < pending.length; i++) {
     const item = pending[i]
     if (!ArrayIsArray(item)) append(converted, item)
-    else if (item[1] instanceof LongText) append(converted, textEntry(fromBounded(await item[0], item[1])))
+    else if (item[1] instanceof LongText) append(converted, longTextEntry(await item[0], item[1]))
     else append(converted, fromResultAnswer(await item[0], item[1]))
   }
   const decision = planResult(job, converted)

@@ -411,6 +411,28 @@ describe('inputs and answers', () => {
     assert.equal(converted.saved.length, 1)
   })
 
+  test('a 100,000-line text beside an image: previewed, the image attached, the whole text listed in saved', async (t) => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i}`).join('\n')
+    const png = makePng(64, 64)
+    const notes = 'x'.repeat(80_000)
+    const { converted, dir } = await both(t, {
+      content: [
+        { type: 'text', text: lines },
+        image(png),
+        { type: 'resource', resource: { uri: 'file:///notes.md', mimeType: 'text/markdown', text: notes } },
+      ],
+    })
+    assert.equal(converted.content.length, 3)
+    assert.match(converted.content[0].text, /^line 0\nline 1\n/)
+    assert.match(converted.content[0].text, /\[Text truncated: the first \d+ of 100000 lines are shown above; the whole text \(\d+ bytes\) is saved to [^\]]+\]$/)
+    checkFilePart(assert, converted.content[1], { mediaType: 'image/png', bytes: png })
+    assert.equal(converted.saved.length, 2)
+    checkSaved(converted.saved[0], Buffer.from(lines), 'text/plain', dir)
+    assert.ok(converted.content[0].text.endsWith(`saved to ${converted.saved[0].path}]`))
+    checkSaved(converted.saved[1], Buffer.from(notes), 'text/markdown', dir)
+    assert.equal(converted.saved[1].uri, 'file:///notes.md')
+  })
+
   test('bad arguments: INVALID_ARGUMENT, thrown by the sync function, a rejection from the async one', async () => {
     const cases = [
       [null, undefined],

@@ -11,6 +11,12 @@
  */
 export type MediaAnswer = string | [string, string | Uint8Array | null, string | null, string | null]
 
+/**
+ * A text over the cap: `[previewAndNote, savedPath, savedByteLength]`, the last two null when the
+ * whole text could not be saved (the note says why).
+ */
+export type BoundedText = [string, string | null, number | null]
+
 /** An opaque store handle. */
 export interface StoreHandle {
   readonly __storeHandle: never

@@ -376,7 +376,7 @@ pub fn check_options(
 #[napi(
     catch_unwind,
     ts_args_type = "how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown",
-    ts_return_type = "string | null | Promise<string | null>"
+    ts_return_type = "BoundedText | null | Promise<BoundedText | null>"
 )]
 pub fn bound_text(
     how: Unknown,
@@ -386,7 +386,7 @@ pub fn bound_text(
     output_dir: Option<Unknown>,
     store: Option<Unknown>,
     max_text_tokens: Option<Unknown>,
-) -> Result<Either<Option<String>, AsyncTask<BoundTextTask>>, String> {
+) -> Result<Either<Option<BoundedAnswer>, AsyncTask<BoundTextTask>>, String> {
     let how = string_arg(Some(how), "how")?;
     let settings = settings(provider, output_dir, store, max_text_tokens)?;
     let media_type = string_arg(media_type, "mediaType")?;
@@ -403,6 +403,38 @@ pub fn bound_text(
     }
 }
 
+/// A text over the cap, for JS: `[text, path, byteLength]`, the last two
+/// `null` when the whole text could not be saved (the note says why).
+pub struct BoundedAnswer(text_cap::Bounded);
+
+impl TypeName for BoundedAnswer {
+    fn type_name() -> &'static str {
+        "BoundedText"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ToNapiValue for BoundedAnswer {
+    unsafe fn to_napi_value(raw_env: sys::napi_env, answer: Self) -> napi::Result<sys::napi_value> {
+        let mut array = DefinedArray::new(raw_env);
+        array.push(answer.0.text)?;
+        match answer.0.saved {
+            Some(saved) => {
+                array.push(saved.path.to_string_lossy().into_owned())?;
+                array.push(saved.byte_length as f64)?;
+            }
+            None => {
+                array.push(Null)?;
+                array.push(Null)?;
+            }
+        }
+        array.build()
+    }
+}
+
 pub struct BoundTextTask {
     text: String,
     media_type: Option<String>,
@@ -410,7 +442,7 @@ pub struct BoundTextTask {
 }
 
 impl BoundTextTask {
-    fn run(&self) -> Result<Option<String>, String> {
+    fn run(&self) -> Result<Option<BoundedAnswer>, String> {
         let extension = media_type::extension(self.media_type.as_deref().unwrap_or("text/plain"));
         guarded(|| {
             Ok(text_cap::bound(
@@ -418,14 +450,15 @@ impl BoundTextTask {
                 self.settings.text_cap,
                 extension,
                 &self.settings.store,
-            ))
+            )
+            .map(BoundedAnswer))
         })
     }
 }
 
 impl Task for BoundTextTask {
-    type Output = Result<Option<String>, String>;
-    type JsValue = Option<String>;
+    type Output = Result<Option<BoundedAnswer>, String>;
+    type JsValue = Option<BoundedAnswer>;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
         Ok(self.run())

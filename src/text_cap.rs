@@ -107,17 +107,30 @@ pub fn preview_bytes(quarters: u64) -> usize {
     usize::try_from(quarters.saturating_mul(4).saturating_add(4)).unwrap_or(usize::MAX)
 }
 
+/// A text over the cap: the preview and the note, and the file holding the
+/// whole text (`None` when saving failed; the note says why).
+#[derive(Debug)]
+pub struct Bounded {
+    pub text: String,
+    pub saved: Option<crate::store::Saved>,
+}
+
 /// `text` bounded by `cap`: `None` when it is within the cap, else the
 /// preview and the note, with the whole text saved in `store` as `extension`.
-pub fn bound(text: &str, cap: TextCap, extension: &str, store: &ToolOutputStore) -> Option<String> {
+pub fn bound(
+    text: &str,
+    cap: TextCap,
+    extension: &str,
+    store: &ToolOutputStore,
+) -> Option<Bounded> {
     let cap = cap.filter(|_| is_over(text, cap))?;
     let preview = preview(text, preview_quarters(cap));
     let saved = store.save(text.as_bytes(), extension);
-    Some(with_note(
-        &preview,
-        &LineCounter::of(text.as_bytes()),
-        saved,
-    ))
+    let file = saved.as_ref().ok().cloned();
+    Some(Bounded {
+        text: with_note(&preview, &LineCounter::of(text.as_bytes()), saved),
+        saved: file,
+    })
 }
 
 /// The preview followed by the note on the whole text (`whole` counts it).
@@ -255,7 +268,8 @@ mod tests {
         let text: String = (0..1000).map(|i| format!("line {i}\n")).collect();
         assert_eq!(bound(&text, Some(10_000), "txt", &store), None);
         assert_eq!(bound(&text, None, "txt", &store), None);
-        let out = bound(&text, Some(500), "md", &store).unwrap();
+        let bounded = bound(&text, Some(500), "md", &store).unwrap();
+        let out = bounded.text;
         assert!(out.starts_with("line 0\nline 1\n"), "{out}");
         let note = out.lines().last().unwrap();
         let path = note
@@ -265,6 +279,9 @@ mod tests {
             .trim_end_matches(']');
         assert_eq!(std::fs::read_to_string(path).unwrap(), text);
         assert!(path.ends_with(".md"));
+        let saved = bounded.saved.expect("the saved file");
+        assert_eq!(saved.path.to_string_lossy(), path);
+        assert_eq!(saved.byte_length, text.len() as u64);
         let shown = out.lines().count() - 1;
         assert!(
             note.starts_with(&format!(
