@@ -109,7 +109,7 @@ pub fn preview_bytes(quarters: u64) -> usize {
 
 /// A text over the cap: the preview and the note, and the file holding the
 /// whole text (`None` when saving failed; the note says why).
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Bounded {
     pub text: String,
     pub saved: Option<crate::store::Saved>,
