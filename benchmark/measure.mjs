@@ -90,6 +90,7 @@ export function implementations({ native, reference, scenario, dirs }) {
         return out
       }
     : (parts, fn) => Promise.all(parts.map(fn))
+  if (scenario.wholeResult) return wholeResultImplementations({ native, reference, dirs })
   const impls = {
     nativeSync: {
       async: false,
@@ -102,6 +103,27 @@ export function implementations({ native, reference, scenario, dirs }) {
     js: reference && {
       async: true,
       run: (parts) => convert(parts, (part) => reference.toContentJs(part, { outputDir: dirs.js.path })),
+    },
+    passThrough: reference && { async: false, run: (parts) => parts.map(reference.passThrough) },
+    oneCopy: { async: false, run: (parts) => parts.map((part) => copyOnce(dataOf(part))) },
+  }
+  return Object.fromEntries(Object.entries(impls).filter(([, impl]) => impl))
+}
+
+/** The same for a whole result: each run converts `{ content: parts }` and answers its content. */
+function wholeResultImplementations({ native, reference, dirs }) {
+  const impls = {
+    nativeSync: {
+      async: false,
+      run: (parts) => native.convertToolResultSync({ content: parts }, { outputDir: dirs.nativeSync.path }).content,
+    },
+    nativeAsync: {
+      async: true,
+      run: async (parts) => (await native.convertToolResult({ content: parts }, { outputDir: dirs.nativeAsync.path })).content,
+    },
+    js: reference && {
+      async: true,
+      run: async (parts) => (await reference.convertToolResultJs({ content: parts }, { outputDir: dirs.js.path })).content,
     },
     passThrough: reference && { async: false, run: (parts) => parts.map(reference.passThrough) },
     oneCopy: { async: false, run: (parts) => parts.map((part) => copyOnce(dataOf(part))) },

@@ -1311,3 +1311,43 @@ export function passThrough(part) {
       return null
   }
 }
+
+/** Images a request may carry under the default profile, and the side past that many. */
+const MAX_IMAGES = 20
+const MAX_SIDE_MANY_IMAGES = 2000
+
+/**
+ * The reference `convertToolResult` for the default profile: each part as
+ * `toContentJs` makes it (all at once), then the request budget: images
+ * past the first 20 are saved and noted, as is any image over 2000 px a
+ * side once there are more than 20. The JSON of `structuredContent` is
+ * added when no text part carries it.
+ */
+export async function convertToolResultJs(result, { outputDir } = {}) {
+  const parts = await Promise.all(result.content.map((part) => toContentJs(part, { outputDir })))
+  const content = []
+  const saved = []
+  const images = parts.filter((p) => p !== null && p.type === 'file' && p.mediaType.startsWith('image/')).length
+  let attached = 0
+  for (const part of parts) {
+    if (part === null) continue
+    if (part.type !== 'file' || !part.mediaType.startsWith('image/')) {
+      content.push(part)
+      continue
+    }
+    const buf = Buffer.from(part.data, 'base64')
+    const size = images > MAX_IMAGES ? dimensions(buf) : null
+    const tooLarge = size !== null && Math.max(size.width, size.height) > MAX_SIDE_MANY_IMAGES
+    if (attached < MAX_IMAGES && !tooLarge) {
+      attached++
+      content.push(part)
+      continue
+    }
+    const file = await save(outputDir, buf, extension(part.mediaType))
+    saved.push({ path: file, byteLength: buf.length, mediaType: part.mediaType })
+    content.push({ type: 'text', text: `[Binary image (${part.mediaType}, ${buf.length} bytes): over the request's image budget; saved to ${file}]` })
+  }
+  const json = result.structuredContent === undefined ? undefined : JSON.stringify(result.structuredContent)
+  if (json !== undefined && !content.some((p) => p.type === 'text' && p.text === json)) content.push({ type: 'text', text: json })
+  return { content, isError: result.isError === true, deferred: [], saved }
+}

@@ -38,6 +38,8 @@ const ATTACH = { attach: true } // target: native >= 5x faster than JS
  *   memory        measure memory in fresh child processes (list of implementations)
  *   quick         part of the quick run
  *   targets       small | attach | oneCopy (max ratio) | spill
+ *   wholeResult   the parts are one CallToolResult, converted by convertToolResult
+ *                 (native) and convertToolResultJs (reference), default profile
  */
 export const scenarios = [
   { id: 'text-100b', title: 'text 100 B', build: () => [text(100)], quick: true, targets: SMALL },
@@ -139,6 +141,29 @@ export const scenarios = [
     ],
     quick: true,
     blocked: true,
+  },
+  // Whole results (convertToolResult): a typical one and a heavy one. The
+  // whole-result call must keep the per-part speedups.
+  {
+    id: 'result-typical',
+    title: 'whole result: text + 100 KB screenshot',
+    build: () => [
+      { type: 'text', text: 'Clicked "Save"; the dialog closed. Screenshot of the page below.' },
+      image(b64(fx.png(100 * KB, 11)), 'image/png'),
+    ],
+    wholeResult: true,
+    quick: true,
+    blocked: true,
+    targets: ATTACH,
+  },
+  {
+    id: 'result-20-images',
+    title: 'whole result: 20 screenshots of 100 KB',
+    build: () => Array.from({ length: 20 }, (_, i) => image(b64(fx.png(100 * KB, 20 + i)), 'image/png')),
+    wholeResult: true,
+    quick: true,
+    blocked: true,
+    targets: ATTACH,
   },
   {
     id: 'small-x1000',
