@@ -104,6 +104,7 @@ export function implementations({ native, reference, scenario, dirs }) {
       async: true,
       run: (parts) => convert(parts, (part) => reference.toContentJs(part, { outputDir: dirs.js.path })),
     },
+    careful: reference && scenario.careful && { async: true, run: (parts) => convert(parts, reference.carefulImageJs) },
     passThrough: reference && { async: false, run: (parts) => parts.map(reference.passThrough) },
     oneCopy: { async: false, run: (parts) => parts.map((part) => copyOnce(dataOf(part))) },
   }

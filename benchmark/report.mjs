@@ -37,7 +37,8 @@ function rows(result) {
   for (const s of result.scenarios) {
     const t = s.time
     const perResult = s.parts > 1 ? `time/result (${s.parts} parts)` : 'time/part'
-    const speedups = t.js ? `JS/sync ${ratio(t.js.p50 / t.nativeSync.p50)}, JS/async ${ratio(t.js.p50 / t.nativeAsync.p50)}` : ''
+    const careful = t.careful ? `; careful JS ${formatTime(t.careful.p50)}: ${ratio(t.careful.p50 / t.nativeSync.p50)}` : ''
+    const speedups = (t.js ? `JS/sync ${ratio(t.js.p50 / t.nativeSync.p50)}, JS/async ${ratio(t.js.p50 / t.nativeAsync.p50)}` : '') + careful
     const timeTargets = targetsOf(s.id, 'time')
     const copyTarget = timeTargets.find((x) => x.target.includes('one copy'))
     const timeRatio = copyTarget ? `${speedups}; sync/copy ${ratio(copyTarget.value)}` : speedups

@@ -38,6 +38,8 @@ const ATTACH = { attach: true } // target: native >= 5x faster than JS
  *   memory        measure memory in fresh child processes (list of implementations)
  *   quick         part of the quick run
  *   targets       small | attach | oneCopy (max ratio) | spill
+ *   careful       also time carefulImageJs (a regex, Buffer.from, file-type, image-size)
+ *                 and require native to be this many times faster
  *   wholeResult   the parts are one CallToolResult, converted by convertToolResult
  *                 (native) and convertToolResultJs (reference), default profile
  */
@@ -58,6 +60,8 @@ export const scenarios = [
     ...s,
     quick: s.id.endsWith('b64'),
     blocked: true,
+    // Also against the careful pure-JS way (carefulImageJs): at least 10x.
+    careful: s.id.endsWith('b64') ? 10 : undefined,
     targets: ATTACH,
   })),
   ...forms('jpeg-100kb', 'JPEG 100 KB', () => fx.jpeg(100 * KB), (d) => image(d, 'image/jpeg')).map((s) => ({

@@ -241,6 +241,18 @@ function evaluateTargets({ scenarios: measured, classify, memory }) {
         ...both(js.p50 / nativeSync.p50, js.p50 / nativeAsync.p50, (x) => x >= bound),
       })
     }
+    const careful = s.time.careful
+    const carefulBound = scenarioDef(s.id).careful
+    if (careful && carefulBound) {
+      targets.push({
+        scenario: s.id,
+        figure: 'time',
+        target: `native >= ${carefulBound}x the careful JS way`,
+        measure: 'careful JS time / native time (sync, async)',
+        bound: carefulBound,
+        ...both(careful.p50 / nativeSync.p50, careful.p50 / nativeAsync.p50, (x) => x >= carefulBound),
+      })
+    }
     if (def.oneCopy) {
       const value = nativeSync.p50 / oneCopy.p50
       targets.push({
