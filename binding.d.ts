@@ -72,6 +72,7 @@ export interface Classification {
   problem?: string
   repair?: string
   animated?: boolean
+  pages?: number
 }
 
 /** Classify bytes or a base64 string. */

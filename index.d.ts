@@ -124,6 +124,12 @@ export interface Classification {
    * from still ones yet and give `false`.
    */
   animated?: boolean
+  /**
+   * PDFs only: the pages the file says it has (its linearization dictionary, its page tree's
+   * `/Count`, or its page objects); absent when they are not in plain sight (a page tree in
+   * compressed object streams) or the file is over 64 MiB.
+   */
+  pages?: number
 }
 
 /**

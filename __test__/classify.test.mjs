@@ -76,6 +76,22 @@ describe('classify', () => {
     assert.equal('animated' in classify(corpus('fixture.pdf')), false)
   })
 
+  test('pages: the page tree of a PDF made by pdf-lib, absent when it sits in object streams', async () => {
+    const { PDFDocument } = await import('pdf-lib')
+    const doc = await PDFDocument.create()
+    for (let i = 0; i < 150; i++) doc.addPage([200, 200]).drawText(`page ${i + 1}`, { x: 20, y: 100 })
+    const plain = await doc.save({ useObjectStreams: false })
+    const packed = await doc.save({ useObjectStreams: true })
+    for (const data of [plain, b64(plain)]) {
+      const c = classify(data, 'application/pdf')
+      assert.deepEqual([c.kind, c.pages, c.problem], ['pdf', 150, undefined])
+    }
+    const c = classify(packed, 'application/pdf')
+    assert.deepEqual([c.kind, c.problem, 'pages' in c], ['pdf', undefined, false])
+    assert.equal(classify(corpus('fixture.pdf')).pages, 1) // linearized: /N
+    assert.equal('pages' in classify(corpus('fixture.png')), false)
+  })
+
   test('pdf, audio, video', () => {
     for (const name of ['fixture.pdf', 'fixture-minimal.pdf', 'fixture-printed.pdf']) {
       const c = classify(corpus(name))

@@ -1358,6 +1358,7 @@ pub struct JsClassification {
     pub problem: Option<String>,
     pub repair: Option<String>,
     pub animated: Option<bool>,
+    pub pages: Option<u32>,
 }
 
 impl From<Classification> for JsClassification {
@@ -1374,6 +1375,7 @@ impl From<Classification> for JsClassification {
             text_encoding: c.text_encoding.map(|e| e.as_str().to_string()),
             repair: c.repair.map(|r| r.words),
             animated: (c.kind == Kind::Image).then_some(c.animated),
+            pages: c.pages,
         }
     }
 }

@@ -52,6 +52,9 @@ pub struct Classification {
     /// Why the bytes are unusable as they are (truncated, corrupt, invalid
     /// base64); a provider would refuse them.
     pub defect: Option<String>,
+    /// Pages a PDF says it has (see `sniff::pdf_page_count`); `None` for
+    /// other kinds, when not in plain sight, or over `WHOLE_CHECK_LEN`.
+    pub pages: Option<u32>,
     /// Why the bytes differ from what was declared; usable all the same.
     pub mismatch: Option<String>,
     /// A PNG whose only damage is bad CRCs on ancillary chunks: what the
@@ -85,6 +88,7 @@ pub fn classify(payload: Payload, declared: Option<&str>) -> Classification {
             animated: false,
             text_encoding: None,
             defect: Some(format!("invalid base64 data ({error})")),
+            pages: None,
             mismatch: None,
             repair: None,
         },
@@ -108,6 +112,7 @@ pub fn classify_data(
         animated: false,
         text_encoding: None,
         defect: None,
+        pages: None,
         mismatch: None,
         repair: None,
     };
@@ -176,7 +181,12 @@ fn classify_sniffed(
             }
             c.animated = is_animated(data, sniffed.media_type);
         }
-        Kind::Pdf => c.defect = structure(data, sniffed.media_type).err(),
+        Kind::Pdf => {
+            c.defect = structure(data, sniffed.media_type).err();
+            if data.len() <= WHOLE_CHECK_LEN {
+                c.pages = sniff::pdf_page_count(data.full());
+            }
+        }
         Kind::Text => {
             // A text format (svg, xml) is textual whatever was declared.
             let declared = text::Declared {

@@ -91,10 +91,87 @@ fn linearized_length(start: &[u8]) -> Option<usize> {
     let at = memmem::find(start, b"/Linearized")?;
     let dict = &start[at..];
     let dict = &dict[..memmem::find(dict, b">>").unwrap_or(dict.len())];
-    // `/L` followed by a delimiter, so not `/Length`.
+    // `/L` followed by whitespace, so not `/Length`.
+    usize::try_from(number_after_key(dict, b"/L")?).ok()
+}
+
+/// How many pages a PDF says it has, read without parsing it: the `/N` of
+/// its linearization dictionary; else the largest `/Count` of a page tree
+/// node (`/Type /Pages`, the root counting every page); else its page
+/// objects (`/Type /Page`) counted. `None` when none of them is in plain
+/// sight (a page tree inside compressed object streams).
+pub fn pdf_page_count(data: &[u8]) -> Option<u32> {
+    let start = &data[..data.len().min(PDF_SLACK)];
+    if let Some(at) = memmem::find(start, b"/Linearized") {
+        let dict = &start[at..];
+        let dict = &dict[..memmem::find(dict, b">>").unwrap_or(dict.len())];
+        if let Some(pages) = number_after_key(dict, b"/N") {
+            return u32::try_from(pages).ok();
+        }
+    }
+    let mut largest_count: Option<u64> = None;
+    let mut page_objects: u32 = 0;
+    for at in memmem::find_iter(data, b"/Type") {
+        let rest = data[at + b"/Type".len()..].trim_ascii_start();
+        if !rest.starts_with(b"/Page") {
+            continue;
+        }
+        match rest.get(b"/Page".len()) {
+            Some(b's') if rest.get(b"/Pages".len()).is_none_or(|&b| is_delimiter(b)) => {
+                let count =
+                    enclosing_dict(data, at).and_then(|dict| number_after_key(dict, b"/Count"));
+                largest_count = largest_count.max(count);
+            }
+            None => page_objects = page_objects.saturating_add(1),
+            Some(&b) if is_delimiter(b) => page_objects = page_objects.saturating_add(1),
+            _ => {}
+        }
+    }
+    match largest_count {
+        Some(count) => u32::try_from(count).ok(),
+        None => (page_objects > 0).then_some(page_objects),
+    }
+}
+
+/// Whitespace or a PDF delimiter: what ends a name.
+fn is_delimiter(b: u8) -> bool {
+    b.is_ascii_whitespace() || b"()<>[]{}/%".contains(&b)
+}
+
+/// The dictionary around byte `at`: from the nearest `<<` before it (within
+/// 4 KiB) to its matching `>>` (within 64 KiB), nested dictionaries
+/// included.
+fn enclosing_dict(data: &[u8], at: usize) -> Option<&[u8]> {
+    let from = at.saturating_sub(4096);
+    let open = from + memmem::rfind(&data[from..at], b"<<")?;
+    let limit = data.len().min(open + 64 * 1024);
+    let mut depth = 0usize;
+    let mut i = open;
+    while i + 1 < limit {
+        match &data[i..i + 2] {
+            b"<<" => {
+                depth += 1;
+                i += 2;
+            }
+            b">>" => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(&data[open..i]);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The non-negative integer after `key` (a name ended by whitespace) in
+/// `dict`, at its first place where one follows.
+fn number_after_key(dict: &[u8], key: &[u8]) -> Option<u64> {
     let mut rest = dict;
-    while let Some(key) = memmem::find(rest, b"/L") {
-        let after = &rest[key + 2..];
+    while let Some(at) = memmem::find(rest, key) {
+        let after = &rest[at + key.len()..];
         if after.first().is_some_and(|b| b.is_ascii_whitespace()) {
             let digits = after.trim_ascii_start();
             let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -177,6 +254,34 @@ mod tests {
             linearized_length(b"<</Linearized 1/L\r\n 12/O 3>>"),
             Some(12)
         );
+    }
+
+    #[test]
+    fn pdf_pages_from_linearization_page_tree_or_page_objects() {
+        let fixtures = |name: &str| {
+            let path = format!(
+                "{}/__test__/fixtures/file-type/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            std::fs::read(path).unwrap()
+        };
+        // Linearized: /N.
+        assert_eq!(pdf_page_count(&fixtures("fixture.pdf")), Some(1));
+        // A page tree in plain sight: the root's /Count.
+        let tree = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n\
+            2 0 obj << /Type /Pages /Kids [3 0 R 4 0 R] /Count 7 /Resources << /Font << >> >> >> endobj\n\
+            3 0 obj << /Type /Pages /Parent 2 0 R /Count 3 >> endobj\n\
+            5 0 obj << /Type /Page /Parent 3 0 R >> endobj\n%%EOF\n";
+        assert_eq!(pdf_page_count(tree), Some(7));
+        // Page objects only.
+        assert_eq!(pdf_page_count(MINIMAL), None);
+        let pages =
+            b"%PDF-1.1\n1 0 obj<</Type/Page>>endobj 2 0 obj<</Type /Page/Parent 9 0 R>>endobj";
+        assert_eq!(pdf_page_count(pages), Some(2));
+        // `/Count` of an outline is not a page count; `/PageLabels` is no page.
+        let outline =
+            b"%PDF-1.4\n<< /Type /Outlines /Count 40 >> << /Type /PageLabels >> << /Type /Page >>";
+        assert_eq!(pdf_page_count(outline), Some(1));
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod media;
 mod png;
 mod text;
 
+pub use document::pdf_page_count;
 pub use media::id3_tag_len;
 pub use png::{repair as repair_png, PngRepair};
 
