@@ -60,7 +60,9 @@ async function run(args) {
     if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(days)) throw usageError(`--retention-days must be a number of days, not "${days}" (see mcp-content cleanup --help)`)
     storeOptions.retentionDays = Number(days)
   }
-  if (positionals[0] !== undefined && !fs.existsSync(positionals[0])) throw new CliError(`no such folder: ${positionals[0]}`)
+  const dir = positionals[0]
+  if (dir !== undefined && !fs.existsSync(dir)) throw new CliError(`no such folder: ${dir}`)
+  if (dir !== undefined && !fs.statSync(dir).isDirectory()) throw new CliError(`not a folder: ${dir}`)
   const store = positionals[0] === undefined ? new mcp.ToolOutputStore(undefined, storeOptions) : new mcp.ToolOutputStore(positionals[0], storeOptions)
   const before = ownFiles(store.dir)
   const count = store.cleanup()
