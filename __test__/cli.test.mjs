@@ -182,6 +182,20 @@ describe('mcp-content convert', () => {
     assert.deepEqual(out.structuredContent, { n: 1 })
     assert.deepEqual(out.content.at(-1), { type: 'text', text: '{"n":1}' })
     oneErrorLine(await run(['convert', '--mcp', '--defer-media', 'true'], { input: '{}' }), 2, /--mcp sends no media to a following message/)
+    // The error note first, a part for the user only as it came, annotations kept, the JSON last.
+    const forUser = { type: 'image', data: '', mimeType: 'image/png', annotations: { audience: ['user'] } }
+    const input = { isError: true, content: [forUser, { type: 'image', data: '', mimeType: 'image/png', annotations: { priority: 1 } }], structuredContent: { a: 1 } }
+    const error = JSON.parse((await run(['convert', '--mcp'], { input: JSON.stringify(input) })).stdout)
+    assert.deepEqual(error, {
+      content: [
+        { type: 'text', text: '[The tool reported an error and sent no message]' },
+        forUser,
+        { type: 'text', text: '[Image (image/png): empty data; nothing was saved]', annotations: { priority: 1 } },
+        { type: 'text', text: '{"a":1}' },
+      ],
+      structuredContent: { a: 1 },
+      isError: true,
+    })
   })
 
   test('input that is not a tool result, or a bad part: one line, exit 1', async () => {

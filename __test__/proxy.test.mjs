@@ -103,6 +103,9 @@ describe('proxy: the test server, every case', () => {
     assert.ok(fs.readFileSync(note.path).equals(bytes.parquet))
     const [wav] = await call('audio_wav')
     assert.ok(fs.readFileSync(parseSavedNote(wav.text).path).equals(bytes.wav))
+    // Parts for the user only are the client's to show: passed as they came; others keep their annotations.
+    const audience = await call('audience_user')
+    assert.deepEqual(audience, cases.audience_user())
     const errorResult = await proxied.callTool({ name: 'error_result' })
     assert.equal(errorResult.isError, true)
     assert.deepEqual(errorResult.content, [{ type: 'text', text: 'Error: file not found' }])

@@ -1,7 +1,17 @@
 'use strict'
 // A converted result in MCP terms, as the proxy sends it to its client (README "The proxy"):
 // attachments back as MCP image, audio or embedded resource parts of their real type, everything
-// else (decoded text, notes of saved files, previews) as text parts.
+// else (decoded text, notes of saved files, previews) as text parts. Parts whose audience leaves
+// out the assistant are the client's to show, not the model's: they stay as the server sent them.
+
+/** The text convertToolResult puts first in an error result that has none. */
+const ERROR_NOTE = '[The tool reported an error and sent no message]'
+
+/** MCP `annotations.audience`: for the model unless it leaves "assistant" out (as the package reads it). */
+function isForModel(part) {
+  const audience = part !== null && typeof part === 'object' && part.annotations ? part.annotations.audience : undefined
+  return !Array.isArray(audience) || audience.includes('assistant')
+}
 
 /** One model part (`ContentPart`) as an MCP content block; `index` names a uri-less document. */
 function toMcpPart(part, index) {
@@ -19,7 +29,25 @@ function toMcpPart(part, index) {
  * content against the tool's output schema).
  */
 function toMcpResult(converted, original) {
-  const out = { content: converted.content.map(toMcpPart) }
+  const parts = original && Array.isArray(original.content) ? original.content : []
+  const made = converted.content
+  // convertToolResult gives one part per model-bound part, in order, after the error note (when it
+  // added one) and before the structured content's JSON (when it added that).
+  let next = made.length > parts.filter(isForModel).length && converted.isError && made[0].type === 'text' && made[0].text === ERROR_NOTE ? 1 : 0
+  const content = made.slice(0, next).map(toMcpPart)
+  for (const part of parts) {
+    if (!isForModel(part)) {
+      content.push(part)
+      continue
+    }
+    if (next >= made.length) break
+    const mcpPart = toMcpPart(made[next], content.length)
+    if (part && typeof part === 'object' && part.annotations !== undefined) mcpPart.annotations = part.annotations
+    content.push(mcpPart)
+    next++
+  }
+  for (; next < made.length; next++) content.push(toMcpPart(made[next], content.length))
+  const out = { content }
   if (original && original.structuredContent !== undefined) out.structuredContent = original.structuredContent
   if (converted.isError || (original && original.isError !== undefined)) out.isError = converted.isError
   if (original && original._meta !== undefined) out._meta = original._meta
