@@ -319,6 +319,43 @@ const initialize = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
 }
 
+/** A bare stdio server that answers every request after 100 ms and ignores cancellation, as some do. */
+const STUBBORN_SERVER = `
+let buffered = ''
+process.stdin.on('data', (d) => {
+  buffered += d
+  let nl
+  while ((nl = buffered.indexOf('\\n')) !== -1) {
+    const m = JSON.parse(buffered.slice(0, nl))
+    buffered = buffered.slice(nl + 1)
+    if (m.id === undefined) continue
+    const result = m.method === 'initialize'
+      ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'stubborn', version: '0' } }
+      : { content: [{ type: 'image', data: ${JSON.stringify(bytes.jpeg.toString('base64'))}, mimeType: 'image/png' }] }
+    setTimeout(() => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n'), m.method === 'initialize' ? 0 : 100)
+  }
+})
+`
+
+describe('proxy: cancellation against a server that answers anyway', () => {
+  test('the late answer to a cancelled call is dropped; the next call is answered, converted', TIMEOUT, async (t) => {
+    const dir = tempDir(t)
+    const server = path.join(dir, 'stubborn.cjs')
+    fs.writeFileSync(server, STUBBORN_SERVER)
+    const p = rawProxy([server], dir)
+    p.send(initialize)
+    await p.response(0)
+    p.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', arguments: {} } })
+    p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'user' } })
+    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } })
+    const two = await p.response(2)
+    assert.deepEqual(two.result.content, [{ type: 'image', data: bytes.jpeg.toString('base64'), mimeType: 'image/jpeg' }])
+    assert.equal(p.messages.filter((m) => m.id === 1).length, 0, 'the cancelled call gets no answer')
+    p.end()
+    await p.exited
+  })
+})
+
 describe('proxy: the server exiting, the client leaving', () => {
   test('the server exits mid-call: the call gets an error, the proxy exits with the server code', TIMEOUT, async (t) => {
     const p = rawProxy(testServer, tempDir(t))

@@ -151,14 +151,18 @@ class Proxy {
     if (plans.every((p) => p.keep === 'drop')) return undefined
     const work = Promise.all(plans.map((p) => (p.convert ? p.convert() : p.message)))
       .then((out) => {
-        const kept = out.filter((m, i) => plans[i].keep !== 'drop' && m !== null)
+        // A request cancelled while its answer was converted: dropped as well.
+        const kept = out.filter((m, i) => plans[i].keep !== 'drop' && !(plans[i].request && plans[i].request.cancelled))
         if (kept.length > 0) this.send(JSON.stringify(batch ? kept : kept[0]))
       })
       .catch((error) => {
         process.stderr.write(`mcp-content proxy: ${oneLine(error.message)}\n`)
         this.send(line)
       })
-      .finally(() => this.converting.delete(work))
+      .finally(() => {
+        this.converting.delete(work)
+        for (const p of plans) if (p.request) this.requests.delete(idKey(p.request.id))
+      })
     this.converting.add(work)
     return undefined
   }
@@ -168,16 +172,19 @@ class Proxy {
     if (!isObject(m) || m.method !== undefined || m.id === undefined || m.id === null) return { keep: 'raw', message: m }
     const key = idKey(m.id)
     const request = this.requests.get(key)
-    if (!request) return { keep: 'raw', message: m }
-    this.requests.delete(key)
+    if (!request || request.answered) return { keep: 'raw', message: m }
+    const converts =
+      !request.cancelled &&
+      isObject(m.result) &&
+      (request.method === 'tools/call' || (request.method === 'resources/read' && Array.isArray(m.result.contents)))
+    if (!converts) this.requests.delete(key)
     // A cancelled request's late answer: the client ignores it (MCP cancellation), so it is not converted or sent.
     if (request.cancelled) return { keep: 'drop', message: m }
-    if (!isObject(m.result)) return { keep: 'raw', message: m }
-    if (request.method === 'tools/call') return { keep: 'convert', convert: () => this.convertToolResult(m), message: m }
-    if (request.method === 'resources/read' && Array.isArray(m.result.contents)) {
-      return { keep: 'convert', convert: () => this.convertResource(m), message: m }
-    }
-    return { keep: 'raw', message: m }
+    if (!converts) return { keep: 'raw', message: m }
+    // Still listed while converting, so a cancellation meanwhile is seen; removed once sent.
+    request.answered = true
+    const convert = request.method === 'tools/call' ? () => this.convertToolResult(m) : () => this.convertResource(m)
+    return { keep: 'convert', convert, message: m, request }
   }
 
   async convertToolResult(m) {
@@ -223,7 +230,7 @@ class Proxy {
     // Requests the server will never answer get an error rather than silence.
     const how = signal ? `was ended by ${signal}` : `exited with code ${code}`
     for (const request of this.requests.values()) {
-      if (request.cancelled) continue
+      if (request.cancelled || request.answered) continue
       this.send(JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: SERVER_GONE, message: `mcp-content proxy: the MCP server ${how} before it answered` } }))
     }
     this.requests.clear()
