@@ -173,7 +173,7 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
   test('the CLI: npx mcp-content --help, and inspect of a PNG', TIMEOUT, async () => {
     // npx beside the npm that installed (npm_execpath), else the one on PATH; --no: never download; -- keeps --help for the command.
     const npxCli = npmCli ? path.join(path.dirname(npmCli), 'npx-cli.js') : null
-    const npx = (args) => (npxCli && fs.existsSync(npxCli) ? run(node, [npxCli, '--no', ...args], { cwd: project }) : run(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['--no', '--', ...args], { cwd: project }))
+    const npx = (args) => (npxCli && fs.existsSync(npxCli) ? run(node, [npxCli, '--no', '--', ...args], { cwd: project }) : run(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['--no', '--', ...args], { cwd: project }))
     const help = ok(await npx(['mcp-content', '--help']), 'npx mcp-content --help')
     assert.match(help.stdout, /^Usage: mcp-content <command>/)
     const png = path.join(testDir, 'fixtures', 'file-type', 'fixture.png')
