@@ -227,16 +227,30 @@ function cells(row, c) {
 // Visible width of a cell line: colour codes take no room.
 const visible = (s) => s.replace(/\x1b\[[0-9;]*m/g, '').length
 
+/** Narrow terminals: the four cells of a row one under the other, labelled. */
+function stackedRow(row, c, total) {
+  const labels = ['declared', 'bytes', 'naive', 'mcp-content']
+  const width = Math.max(20, total - 15)
+  const out = []
+  cells(row, c).forEach((text, i) => {
+    wrap(text, width).forEach((line, l) => out.push(`  ${c.dim((l === 0 ? labels[i] : '').padEnd(12))} ${line}`.trimEnd()))
+  })
+  return out
+}
+
 function printTable(rows) {
   const c = colours(process.stdout, { noColor: values['no-color'] === true })
-  const total = Math.max(100, Math.min(process.stdout.columns || 140, 220))
+  const termColumns = process.stdout.columns || 140
+  const stacked = termColumns < 110
+  const total = stacked ? termColumns : Math.min(termColumns, 220)
   const widths = [0.2, 0.22, 0.29].map((f) => Math.floor((total - 6) * f))
   widths.push(total - 6 - widths.reduce((a, b) => a + b, 0))
   const heads = ['the server declared', 'the bytes are', 'naive pass-through to Claude', 'mcp-content sends']
   const out = []
   out.push(c.bold(`mcp-content demo: provider "${provider}"; Claude's image limit ${formatBytes(imageLimit)} of base64 (${imageLimit === IMAGE_LIMIT_DIRECT ? 'direct API' : 'Bedrock, Google Cloud'})`))
   out.push('')
-  out.push(heads.map((h, i) => c.bold(h.padEnd(widths[i]))).join('  '))
+  if (stacked) out.push(c.dim('declared: what the server declared; bytes: what they are; naive: a naive pass-through to Claude'))
+  else out.push(heads.map((h, i) => c.bold(h.padEnd(widths[i]))).join('  ').trimEnd())
   out.push(c.dim('─'.repeat(total)))
   let last = ''
   for (const row of rows) {
@@ -245,6 +259,10 @@ function printTable(rows) {
       last = row.server
     }
     out.push(c.bold(`${row.tool}${row.part > 1 || row.tool === 'get-tiny-image' || row.tool === 'get-resource-reference' ? ` part ${row.part}` : ''}: ${row.about}`))
+    if (stacked) {
+      out.push(...stackedRow(row, c, total), '')
+      continue
+    }
     const columns = cells(row, c).map((text, i) => wrap(text, widths[i]))
     const height = Math.max(...columns.map((col) => col.length))
     for (let l = 0; l < height; l++) {
