@@ -141,6 +141,12 @@ describe('mcp-content inspect', () => {
     assert.match(part.classification.problem, /declared text\/markdown but the bytes are image\/png/)
   })
 
+  test('a part of no MCP type is a note; a part that is not an object: one line, exit 1', async () => {
+    const r = await run(['inspect', '--json', '--provider', 'default', '-'], { input: '{"content":[{"type":"weird"}]}' })
+    assert.deepEqual(JSON.parse(r.stdout).sources[0].parts[0].providers.default, { action: 'note', reason: 'not a content part type MCP defines' })
+    oneErrorLine(await run(['inspect', '-'], { input: '{"content":[null]}' }), 1, /^mcp-content inspect: .*\(INVALID_ARGUMENT\)$/)
+  })
+
   test('a file that cannot be read: one line, exit 1, the others still inspected', async () => {
     const r = await run(['inspect', path.join(repoRoot, 'no-such-file.png'), png])
     oneErrorLine(r, 1, /^mcp-content inspect: cannot read .*no-such-file\.png: no such file$/)

@@ -32,6 +32,7 @@ Exit codes: 0 every source inspected, 1 a source could not be read, 2 bad comman
 
 /** The facts of one part: its type, what it declared, and what its bytes are. */
 function describePart(part, index, declaresType = true) {
+  if (part === null || typeof part !== 'object') return { index, type: part === null ? 'null' : typeof part }
   const out = { index, type: part.type }
   const resource = part.type === 'resource' && part.resource && typeof part.resource === 'object' ? part.resource : undefined
   const uri = resource ? resource.uri : part.uri

@@ -21,6 +21,7 @@ function outcomeOf(converted) {
   if (m) return { action: 'saved', mediaType: m[1], reason: m[2] }
   m = REFUSED_NOTE.exec(text)
   if (m) return { action: 'note', reason: m[2] }
+  if (/^\[Unsupported content part of type "[^\n]*"\]$/.test(text)) return { action: 'note', reason: 'not a content part type MCP defines' }
   if (text.includes('\n[Text truncated: ')) return { action: 'text', truncated: true, chars: text.length }
   return { action: 'text', chars: text.length }
 }
@@ -39,7 +40,7 @@ function outcomeWords(o) {
     case 'dropped':
       return `left out: ${o.reason}`
     default:
-      return o.truncated ? `text, a preview (the whole text saved)` : `text (${o.chars} characters)`
+      return o.truncated ? 'text, a preview (the whole text saved)' : `text, ${o.chars} characters`
   }
 }
 
