@@ -275,3 +275,214 @@ export declare class AttachmentQueue {
   /** How many parts are waiting. */
   readonly size: number
 }
+
+/* ------------------------------------------------------------------ wire formats */
+/*
+ * One converted tool result in each provider's wire shape (README "Wire formats"). Pure shape
+ * mapping: convert the result for the same provider first (`provider` option), which decides what
+ * is attached, deferred or saved. The types below are structural copies of each SDK's own types,
+ * checked against them in the tests; the input is never modified.
+ */
+
+/** An Anthropic Messages content block as the adapters write it. */
+export type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string } }
+  | { type: 'document'; source: { type: 'base64'; media_type: 'application/pdf'; data: string } | { type: 'text'; media_type: 'text/plain'; data: string } }
+
+/** Anthropic's `tool_result` block (`ToolResultBlockParam` of `@anthropic-ai/sdk`). */
+export interface AnthropicToolResult {
+  type: 'tool_result'
+  tool_use_id: string
+  content: AnthropicBlock[]
+  /** Present (true) for an error result only. */
+  is_error?: boolean
+}
+
+/**
+ * The `tool_result` block for a result converted with an Anthropic provider: text, image and
+ * document blocks (PDF as base64, text/plain as a text document), `is_error` for an error result.
+ * Deferred media are not in it: put `toAnthropicContent(converted.deferred)` after the tool_result
+ * blocks of the same user message.
+ */
+export declare function toAnthropicToolResult(converted: ConvertedToolResult, toolUseId: string): AnthropicToolResult
+
+/** Content parts (deferred media, `AttachmentQueue#drain()`) as Anthropic content blocks. */
+export declare function toAnthropicContent(parts: ContentPart[]): AnthropicBlock[]
+
+/** An item of OpenAI Responses content (`ResponseInputContent` of `openai`). */
+export type OpenAIResponsesContent =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail: 'auto' }
+  | { type: 'input_file'; file_data: string; filename: string }
+
+/** OpenAI Responses `function_call_output` input item (`ResponseInputItem.FunctionCallOutput`). */
+export interface OpenAIFunctionCallOutput {
+  type: 'function_call_output'
+  call_id: string
+  output: OpenAIResponsesContent[]
+}
+
+/**
+ * The `function_call_output` item for a result converted with `provider: 'openai'`: `input_text`,
+ * `input_image` (a data URL) and `input_file` (a data URL with a file name whose extension names
+ * the type). The Responses API has no error flag: an error result's text says so.
+ */
+export declare function toOpenAIResponsesOutput(converted: ConvertedToolResult, callId: string): OpenAIFunctionCallOutput
+
+/** A Responses user message input item carrying content parts (deferred media); null for none. */
+export declare function toOpenAIResponsesMessage(
+  parts: ContentPart[],
+): { type: 'message'; role: 'user'; content: OpenAIResponsesContent[] } | null
+
+/** A Chat Completions user content part (`ChatCompletionContentPart` of `openai`). */
+export type OpenAIChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } }
+  | { type: 'file'; file: { file_data: string; filename: string } }
+
+/** Chat Completions tool message: text only. */
+export interface OpenAIChatToolMessage {
+  role: 'tool'
+  tool_call_id: string
+  content: string
+}
+
+/** Chat Completions user message carrying media. */
+export interface OpenAIChatUserMessage {
+  role: 'user'
+  content: OpenAIChatContentPart[]
+}
+
+/**
+ * The messages for a result converted with `provider: 'openai-chat'`: the tool message (its text
+ * parts, one paragraph each: Chat Completions takes text only there) and, when there are media,
+ * a user message carrying them (`image_url`, `input_audio`, `file`). With several tool calls in one
+ * assistant turn, send every tool message first and the user messages after them, or queue media
+ * with an `AttachmentQueue` and send `toOpenAIChatUserMessage(queue.drain())` once.
+ */
+export declare function toOpenAIChatMessages(
+  converted: ConvertedToolResult,
+  toolCallId: string,
+): [OpenAIChatToolMessage] | [OpenAIChatToolMessage, OpenAIChatUserMessage]
+
+/** A Chat Completions user message carrying content parts (deferred media); null for none. */
+export declare function toOpenAIChatUserMessage(parts: ContentPart[]): OpenAIChatUserMessage | null
+
+/** Gemini inline data (`Blob` of `@google/genai`). */
+export interface GeminiInlineData {
+  inlineData: { mimeType: string; data: string; displayName: string }
+}
+
+/** Gemini `functionResponse` part (`Part` of `@google/genai`). */
+export interface GeminiFunctionResponsePart {
+  functionResponse: {
+    name: string
+    /** The call's id: Gemini 3 requires it. */
+    id?: string
+    response: { output: string } | { error: string }
+    /** Media inside the response (Gemini 3 and later: png, jpeg, webp, pdf, text/plain). */
+    parts?: GeminiInlineData[]
+  }
+}
+
+/**
+ * The parts of the user turn answering one function call, for a result converted with
+ * `provider: 'google'`: the `functionResponse` (with the call's `id`; `response.output`, or
+ * `response.error` for an error result, holds the text), its media as `functionResponse.parts`
+ * (only with `deferMedia: false`, for Gemini 3 and later), then the deferred media as sibling
+ * `inlineData` parts of the same turn.
+ */
+export declare function toGeminiFunctionResponse(
+  converted: ConvertedToolResult,
+  name: string,
+  id?: string,
+): [GeminiFunctionResponsePart, ...GeminiInlineData[]]
+
+/** A Bedrock Converse content block as the adapters write it (`ToolResultContentBlock`). */
+export type BedrockBlock =
+  | { text: string }
+  | { image: { format: 'png' | 'jpeg' | 'gif' | 'webp'; source: { bytes: Uint8Array } } }
+  | {
+      document: {
+        format: 'pdf' | 'csv' | 'doc' | 'docx' | 'xls' | 'xlsx' | 'html' | 'txt' | 'md'
+        /** Letters, digits, single spaces, hyphens, parentheses, square brackets; unique in the result. */
+        name: string
+        source: { bytes: Uint8Array }
+      }
+    }
+
+/** Bedrock Converse `toolResult` content block (`ContentBlock.ToolResultMember`). */
+export interface BedrockToolResult {
+  toolResult: { toolUseId: string; content: BedrockBlock[]; status: 'success' | 'error' }
+}
+
+/**
+ * The `toolResult` content block for a result converted with `provider: 'bedrock'`: text, image
+ * and document blocks (bytes decoded), `status: 'error'` for an error result. Document names are
+ * made from the file name within Bedrock's character rules; documents get a text block beside
+ * them when the result has none (Bedrock requires one).
+ */
+export declare function toBedrockToolResult(converted: ConvertedToolResult, toolUseId: string): BedrockToolResult
+
+/** Content parts (deferred media) as Bedrock content blocks for a user message. */
+export declare function toBedrockContent(parts: ContentPart[]): BedrockBlock[]
+
+/** A tool output of AI SDK 7 (`ToolResultOutput` of `@ai-sdk/provider-utils` 5). */
+export type AiSdkToolOutput =
+  | { type: 'content'; value: Array<{ type: 'text'; text: string } | { type: 'file'; mediaType: string; data: { type: 'data'; data: string }; filename?: string }> }
+  | { type: 'error-text'; value: string }
+
+/** A tool output of AI SDK 6 (`ToolResultOutput` of `@ai-sdk/provider-utils` 4); AI SDK 7 takes it too. */
+export type AiSdk6ToolOutput =
+  | {
+      type: 'content'
+      value: Array<
+        | { type: 'text'; text: string }
+        | { type: 'image-data'; data: string; mediaType: string }
+        | { type: 'file-data'; data: string; mediaType: string; filename?: string }
+      >
+    }
+  | { type: 'error-text'; value: string }
+
+/**
+ * What a tool's `toModelOutput` returns in the AI SDK: `{ type: 'content', value }` with text and
+ * file parts in the shape of AI SDK 7, or with `{ version: 6 }` of AI SDK 6 (`image-data`,
+ * `file-data`). An error result whose parts are all text is `{ type: 'error-text', value }`.
+ * Deferred media are not in it: give convertToolResult an `AttachmentQueue` and send its drain in
+ * the next user message.
+ */
+export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options?: { version?: 7 }): AiSdkToolOutput
+export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options: { version: 6 }): AiSdk6ToolOutput
+
+/** Options of `repairHistory`. */
+export interface RepairHistoryOptions {
+  /**
+   * The history's shape: Anthropic Messages `messages`, OpenAI Responses `input` items, or AI SDK
+   * model messages (`ModelMessage[]` of AI SDK 6 or 7).
+   */
+  format: 'anthropic' | 'openai-responses' | 'ai-sdk'
+  /** The provider the history is sent to (default `"default"`). */
+  provider?: ProviderName
+  /** Where refused attachments are saved (default: a per-user temp folder). */
+  store?: ToolOutputStore
+  /** Folder to save into instead of `store`. */
+  outputDir?: string
+  /** Cap on a decoded text, as for `toContent`. */
+  maxTextTokens?: number
+}
+
+/**
+ * Repair a history that a provider refuses because of an attachment already in it (a session
+ * that fails on every turn): each inline image or document (Anthropic `image`/`document` blocks
+ * with base64 sources, in tool results too; Responses `input_image`/`input_file` data URLs, in
+ * `function_call_output` too; AI SDK `image`/`file` parts and `file`/`file-data`/`image-data`/
+ * `media` parts of tool outputs) is converted as `convertToolResult` converts a media part for
+ * `provider`, all of them budgeted as one request. What the provider would refuse (wrong media
+ * type, over a limit, corrupt, empty, invalid base64) is replaced by the same note, the bytes saved
+ * when there are any; a mislabelled one gets its true media type. URLs and file ids are left as
+ * they are. Returns a new array (messages with nothing to repair are the same objects; nothing
+ * given is modified) and how many attachments were repaired.
+ */
+export declare function repairHistory<M>(messages: readonly M[], options: RepairHistoryOptions): { messages: M[]; repaired: number }

@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { loadBinding, repoRoot, testDir, tempDir, b64, makePng } from './fixtures/index.mjs'
-import { startAnthropicMock } from './fixtures/anthropic-mock.mjs'
+import { startAnthropicMock } from './endpoints/anthropic.mjs'
 
 const { toContent, toContentAsync } = loadBinding()
 

@@ -194,8 +194,19 @@ test('the entry exports the documented API only', () => {
     'estimateTokens',
     'isTextualMediaType',
     'isUtf8',
+    'repairHistory',
+    'toAiSdkToolOutput',
+    'toAnthropicContent',
+    'toAnthropicToolResult',
+    'toBedrockContent',
+    'toBedrockToolResult',
     'toContent',
     'toContentAsync',
+    'toGeminiFunctionResponse',
+    'toOpenAIChatMessages',
+    'toOpenAIChatUserMessage',
+    'toOpenAIResponsesMessage',
+    'toOpenAIResponsesOutput',
   ])
   assert.ok(Object.keys(native).includes('convertMedia'), 'the native layer is what the entry builds on')
 })

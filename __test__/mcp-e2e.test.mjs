@@ -80,6 +80,11 @@ const expectations = {
         dir,
       }),
   ],
+  jira_attachments: [
+    (r) => assert.deepEqual(r, text('Attachments of JIRA-1:')),
+    (r) => assert.deepEqual(r, text(`[Resource file:///README.md (text/markdown)]\n${bytes.markdown.toString('utf8')}`)),
+    (r) => checkFilePart(assert, r, { mediaType: 'image/png', bytes: bytes.png }),
+  ],
   svg_image: [(r) => assert.deepEqual(r, text(`[Image (image/svg+xml)]\n${bytes.svg.toString('utf8')}`))],
   pdf_resource: [(r) => checkFilePart(assert, r, { mediaType: 'application/pdf', bytes: bytes.pdf, uri: 'file:///doc.pdf' })],
   // declared image/png, bytes are a JPEG: attached with the sniffed type

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { execFile } from 'node:child_process'
+import os from 'node:os'
+import { execFile, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
 import { loadBinding, bindingPath, corpus, tempDir, b64, randomBytes, listFiles } from './fixtures/index.mjs'
 
@@ -214,6 +215,48 @@ describe('ToolOutputStore size cap', () => {
     const r = loadBinding().toContent({ type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob } }, { store })
     assert.match(r.text, /could not be saved: 12 bytes is over the store's size cap of 10 bytes\]$/)
     assert.deepEqual(listFiles(dir), [])
+  })
+
+  test('a small tmpfs: free space is checked before writing, and a full disk leaves nothing', async (t) => {
+    // Mounting needs root (CAP_SYS_ADMIN); CI runs as root on this machine.
+    const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-tmpfs-'))
+    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', mountPoint], { encoding: 'utf8' })
+    if (mounted.status !== 0) {
+      fs.rmSync(mountPoint, { recursive: true, force: true })
+      const why = `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || '').trim()}): the full-disk case is not checked`
+      console.log(`# skipped: ${why}`)
+      t.skip(why)
+      return
+    }
+    try {
+      const MiB = 1024 * 1024
+      const s = new ToolOutputStore(mountPoint)
+      // 4 MiB in all, 0.4 MiB kept free: 3.8 MiB is refused before a byte is written.
+      assert.throws(() => s.save(Buffer.alloc(3.8 * MiB, 1)), (e) => e.code === 'STORE_NO_SPACE' && /not enough free space in .*: 3984588 bytes to write, \d+ available, 419430 kept free/.test(e.message))
+      await assert.rejects(s.saveAsync(b64(Buffer.alloc(3.8 * MiB, 2))), (e) => e.code === 'STORE_NO_SPACE')
+      assert.deepEqual(fs.readdirSync(mountPoint), [])
+      const first = s.save(Buffer.alloc(1.5 * MiB, 3))
+      const second = await s.saveAsync(Buffer.alloc(1.5 * MiB, 4))
+      assert.throws(() => s.save(Buffer.alloc(1.5 * MiB, 5)), (e) => e.code === 'STORE_NO_SPACE')
+      assert.deepEqual(fs.readdirSync(mountPoint).sort(), [path.basename(first.path), path.basename(second.path)].sort())
+      assert.equal(fs.readFileSync(second.path).equals(Buffer.alloc(1.5 * MiB, 4)), true)
+      // A spill that does not fit: a note saying why, no file.
+      const zip = corpus('fixture.zip')
+      const big = Buffer.concat([zip, Buffer.alloc(1.5 * MiB)])
+      const note = loadBinding().toContent({ type: 'resource', resource: { uri: 'file:///a.zip', mimeType: 'application/zip', blob: b64(big) } }, { store: s })
+      assert.match(note.text, /could not be saved: not enough free space in /)
+      assert.equal(fs.readdirSync(mountPoint).length, 2)
+      // Another writer fills the disk: the next save is refused, nothing
+      // left behind (ENOSPC in the middle of a write: store.rs, /dev/full).
+      fs.unlinkSync(first.path)
+      const filler = path.join(mountPoint, 'other-writer')
+      spawnSync('sh', ['-c', `dd if=/dev/zero of='${filler}' bs=64k 2>/dev/null; true`])
+      assert.throws(() => s.save(Buffer.alloc(1024, 6)), (e) => e.code === 'STORE_NO_SPACE')
+      assert.deepEqual(fs.readdirSync(mountPoint).sort(), [path.basename(second.path), 'other-writer'].sort())
+    } finally {
+      spawnSync('umount', [mountPoint])
+      fs.rmSync(mountPoint, { recursive: true, force: true })
+    }
   })
 
   test('bad maxBytes is INVALID_ARGUMENT', (t) => {

@@ -976,6 +976,16 @@ function checkPdf({ head, tail, len }) {
   if (base < 0) return 'corrupt PDF: %PDF- header missing'
   const end = tail.subarray(Math.max(0, tail.length - 1024))
   if (end.lastIndexOf('%%EOF') < 0) return 'truncated PDF: %%EOF marker missing at the end'
+  // A linearized file cut after its first page section: /L is its length.
+  const start = head.subarray(base, 1024)
+  const lin = start.indexOf('/Linearized')
+  if (lin >= 0) {
+    const dict = start.toString('latin1', lin)
+    const declared = /\/L[\t\n\f\r ]+(\d+)/.exec(dict.slice(0, dict.indexOf('>>') >= 0 ? dict.indexOf('>>') : dict.length))
+    if (declared && len - base < Number(declared[1])) {
+      return `truncated PDF: linearized for ${declared[1]} bytes, only ${len - base} here`
+    }
+  }
   const at = end.lastIndexOf('startxref')
   const match = at >= 0 && /^[\t\n\f\r ]*(\d+)/.exec(end.toString('latin1', at + 9))
   // Readers rebuild a missing table (or one whose offset does not parse).

@@ -84,6 +84,95 @@ fn invalid(message: impl Into<String>) -> Base64Error {
 pub struct Base64<'a> {
     input: &'a [u8],
     pub info: Base64Info,
+    /// Set when every line but the last has the same length: MIME, PEM and
+    /// most encoders' wrapped output. Lines are then gathered from where
+    /// the layout puts them, with no search for line breaks (memchr stops
+    /// at every break: 1.1 million times for 32 MiB of MIME lines).
+    lines: Option<Lines>,
+}
+
+/// Equal lines of `len` symbols (a multiple of 4), each followed by a
+/// separator of `sep` bytes (`\n` or `\r\n`); the last line may be shorter
+/// and may or may not end with the separator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lines {
+    len: usize,
+    sep: &'static [u8],
+}
+
+impl Lines {
+    /// The layout of `input`, when it is that regular and every line passes
+    /// the engine's check for `alphabet`. Line breaks inside a line are not
+    /// looked for: they are not symbols, so that check refuses them (and
+    /// the caller falls back to finding every break).
+    fn of_valid(input: &[u8], alphabet: Alphabet) -> Option<Lines> {
+        let lines = Lines::of(input)?;
+        let valid = gather_chunks(lines.iter(input), &mut |symbols| {
+            alphabet.engine(symbols).check(symbols).map_err(|_| ())
+        });
+        valid.is_ok().then_some(lines)
+    }
+
+    fn of(input: &[u8]) -> Option<Lines> {
+        let len = memchr::memchr2(b'\r', b'\n', input)?;
+        let sep: &'static [u8] = if input[len..].starts_with(b"\r\n") {
+            b"\r\n"
+        } else if input[len] == b'\n' {
+            b"\n"
+        } else {
+            return None;
+        };
+        if len == 0 || !len.is_multiple_of(4) {
+            return None;
+        }
+        let lines = Lines { len, sep };
+        let stride = len + sep.len();
+        let mut at = 0;
+        while input.len() - at > stride {
+            if &input[at + len..at + stride] != sep {
+                return None;
+            }
+            at += stride;
+        }
+        // The last line: at most `len` symbols, then nothing or one separator.
+        let last = &input[at..];
+        let last = last.strip_suffix(sep).unwrap_or(last);
+        let clean = memchr::memchr2(b'\r', b'\n', last).is_none();
+        (clean && last.len() <= len).then_some(lines)
+    }
+
+    /// The symbols of each line, in order (the last may be empty).
+    fn iter(self, input: &[u8]) -> impl Iterator<Item = &[u8]> {
+        input
+            .chunks(self.len + self.sep.len())
+            .map(move |line| line.strip_suffix(self.sep).unwrap_or(line))
+    }
+
+    /// Line-break bytes in `input`, counted from the layout.
+    fn count_breaks(self, input: &[u8]) -> usize {
+        let stride = self.len + self.sep.len();
+        let full = input.len() / stride;
+        let rest = &input[full * stride..];
+        let trailing = !rest.is_empty() && rest.ends_with(self.sep);
+        (full + usize::from(trailing)) * self.sep.len()
+    }
+
+    /// The symbols from symbol `index` to the end, gathered (line breaks
+    /// left out).
+    fn symbols_from(self, input: &[u8], index: usize) -> Vec<u8> {
+        let stride = self.len + self.sep.len();
+        let first_line = (index / self.len) * stride;
+        let skip = index % self.len;
+        let mut symbols = Vec::new();
+        for (i, line) in self.iter(&input[first_line..]).enumerate() {
+            symbols.extend_from_slice(if i == 0 {
+                &line[skip.min(line.len())..]
+            } else {
+                line
+            });
+        }
+        symbols
+    }
 }
 
 /// Validate `input` completely and describe it, without decoding it.
@@ -100,6 +189,7 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
                 decoded_len: input.len() / 4 * 3 - padding,
                 canonical: true,
             },
+            lines: None,
         });
     }
     let has_line_breaks = memchr::memchr2(b'\r', b'\n', input).is_some();
@@ -115,7 +205,16 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
         Alphabet::Standard
     };
 
-    let symbols = input.len() - count_line_breaks(input, has_line_breaks);
+    let lines = if has_line_breaks {
+        Lines::of_valid(input, alphabet)
+    } else {
+        None
+    };
+    let breaks = match lines {
+        Some(lines) => lines.count_breaks(input),
+        None => count_line_breaks(input, has_line_breaks),
+    };
+    let symbols = input.len() - breaks;
     let padding = trailing_padding(input);
     let data_symbols = symbols.saturating_sub(padding);
     let shape_error = if padding > 2 {
@@ -150,6 +249,7 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
                 && !has_line_breaks
                 && symbols.is_multiple_of(4),
         },
+        lines,
     };
     base64.check()?;
     Ok(base64)
@@ -239,7 +339,9 @@ impl<'a> Base64<'a> {
     /// Run the engine's validation over every symbol.
     fn check(&self) -> Result<(), Base64Error> {
         let alphabet = self.info.alphabet;
-        let valid = if self.info.has_line_breaks {
+        let valid = if self.lines.is_some() {
+            true // every line checked when the layout was found
+        } else if self.info.has_line_breaks {
             self.for_each_symbol_chunk(&mut |symbols| {
                 alphabet.engine(symbols).check(symbols).map_err(|_| ())
             })
@@ -322,11 +424,19 @@ impl<'a> Base64<'a> {
     /// symbols are gathered from the end, line breaks left out, and decoded
     /// alone; the rest of the string is only counted.
     fn decode_tail_of_lines(&self, max_len: usize) -> Vec<u8> {
-        let breaks = memchr::memchr2_iter(b'\r', b'\n', self.input).count();
+        let breaks = match self.lines {
+            Some(lines) => lines.count_breaks(self.input),
+            None => memchr::memchr2_iter(b'\r', b'\n', self.input).count(),
+        };
         let symbols = self.input.len() - breaks;
         // Start on a group boundary so the symbols decode on their own.
         let wanted = (max_len.div_ceil(3) + 1) * 4;
         let start = symbols.saturating_sub(wanted) / 4 * 4;
+        if let Some(lines) = self.lines {
+            let bytes = self.decode_symbols(&lines.symbols_from(self.input, start));
+            let skip = bytes.len().saturating_sub(max_len);
+            return bytes[skip..].to_vec();
+        }
         let mut tail: Vec<u8> = self
             .input
             .iter()
@@ -375,28 +485,44 @@ impl<'a> Base64<'a> {
         &self,
         step: &mut dyn FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut pending = Vec::with_capacity(CHUNK_SYMBOLS);
+        if let Some(lines) = self.lines {
+            return gather_chunks(lines.iter(self.input), step);
+        }
         // Line breaks found with memchr (SIMD), the lines between copied whole.
-        let ends = memchr::memchr2_iter(b'\r', b'\n', self.input).chain([self.input.len()]);
         let mut start = 0;
-        for end in ends {
-            let mut rest = &self.input[start..end];
-            start = end + 1;
-            while !rest.is_empty() {
-                let take = (CHUNK_SYMBOLS - pending.len()).min(rest.len());
-                pending.extend_from_slice(&rest[..take]);
-                rest = &rest[take..];
-                if pending.len() == CHUNK_SYMBOLS {
-                    step(&pending)?;
-                    pending.clear();
-                }
+        let segments = memchr::memchr2_iter(b'\r', b'\n', self.input)
+            .chain([self.input.len()])
+            .map(|end| {
+                let segment = &self.input[start..end];
+                start = end + 1;
+                segment
+            });
+        gather_chunks(segments, step)
+    }
+}
+
+/// Copy `segments` one after the other into chunks of [`CHUNK_SYMBOLS`]
+/// (the last one shorter) and hand each to `step`.
+fn gather_chunks<'s, E>(
+    segments: impl Iterator<Item = &'s [u8]>,
+    step: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut pending = Vec::with_capacity(CHUNK_SYMBOLS);
+    for mut rest in segments {
+        while !rest.is_empty() {
+            let take = (CHUNK_SYMBOLS - pending.len()).min(rest.len());
+            pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if pending.len() == CHUNK_SYMBOLS {
+                step(&pending)?;
+                pending.clear();
             }
         }
-        if pending.is_empty() {
-            return Ok(());
-        }
-        step(&pending)
     }
+    if pending.is_empty() {
+        return Ok(());
+    }
+    step(&pending)
 }
 
 /// Canonical base64 (standard alphabet, padded) of `bytes`.
@@ -410,6 +536,66 @@ mod tests {
 
     fn decode_str(s: &str) -> Result<Vec<u8>, Base64Error> {
         inspect(s.as_bytes()).map(|b| b.decode())
+    }
+
+    /// `encoded` wrapped in lines of `len` symbols joined by `sep`.
+    fn wrap(encoded: &str, len: usize, sep: &str, trailing: bool) -> String {
+        let lines: Vec<&str> = encoded
+            .as_bytes()
+            .chunks(len)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        let mut out = lines.join(sep);
+        if trailing {
+            out.push_str(sep);
+        }
+        out
+    }
+
+    #[test]
+    fn equal_lines_are_read_in_place_and_decode_as_the_general_path() {
+        let bytes: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        for n in [0, 1, 2, 3, 56, 57, 58, 1000, 200_000] {
+            let data = &bytes[..n];
+            for encoded in [encode(data), encode(data).trim_end_matches('=').to_string()] {
+                for (len, sep) in [(76, "\r\n"), (64, "\n"), (4, "\n"), (100_000, "\r\n")] {
+                    for trailing in [false, true] {
+                        let wrapped = wrap(&encoded, len, sep, trailing);
+                        let b64 = inspect(wrapped.as_bytes()).unwrap();
+                        let first = encoded.len().min(len);
+                        let regular = wrapped.contains(sep) && first > 0 && first % 4 == 0;
+                        assert_eq!(b64.lines.is_some(), regular, "{n} {len} {sep:?} {trailing}");
+                        assert_eq!(b64.decode(), data, "{n} {len} {sep:?} {trailing}");
+                        assert_eq!(b64.info.decoded_len, n);
+                        let mut general = b64;
+                        general.lines = None;
+                        for max in [0, 1, 5, 1024] {
+                            assert_eq!(b64.decode_head(max), general.decode_head(max));
+                            assert_eq!(b64.decode_tail(max), general.decode_tail(max));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unequal_lines_take_the_general_path() {
+        let encoded = encode(&[9u8; 300]);
+        // A line break inside a line that the layout would call whole, a
+        // lone CR, a short line in the middle, lines not of whole groups.
+        let inner = format!("{}\n{}\n{}", &encoded[..4], &encoded[4..6], &encoded[6..]);
+        let cr = format!("{}\r{}", &encoded[..8], &encoded[8..]);
+        let short = format!("{}\n{}\n{}", &encoded[..8], &encoded[8..12], &encoded[12..]);
+        let odd = wrap(&encoded, 6, "\n", true);
+        for input in [inner, cr, short, odd] {
+            let b64 = inspect(input.as_bytes()).unwrap();
+            assert_eq!(b64.lines, None, "{input:?}");
+            assert_eq!(b64.decode(), vec![9u8; 300]);
+        }
+        // Padding inside the data is still refused line by line.
+        let glued = format!("{}\n{}", encode(b"ab"), encode(b"cd"));
+        assert!(inspect(glued.as_bytes()).is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use encoding_rs::Encoding;
 
 use crate::charset;
 use crate::media_type;
-use crate::payload::{Data, Payload};
+use crate::payload::{Data, Payload, WHOLE_CHECK_LEN};
 use crate::sniff::{self, Family, PngRepair, Sniffed, Soundness};
 use crate::text::{self, TextEncoding};
 
@@ -242,40 +242,34 @@ fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut C
     }
 }
 
-/// The structural check, on the head and tail first; what looks broken
-/// there (a JPEG with more than the tail after its end marker) is judged
-/// again on all the bytes, so raw and base64 input get the same verdict.
+/// The structural check, on the same bytes whatever the encoding: all of
+/// them, or for data over `WHOLE_CHECK_LEN` its head and tail
+/// (`Data::check_window`).
 fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
-    let window = data.window();
-    match sniff::check_structure(media_type, &window) {
-        Err(_) if !window.is_whole() => {
-            sniff::check_structure(media_type, &sniff::Window::whole(data.full()))
-        }
-        verdict => verdict,
-    }
+    sniff::check_structure(media_type, &data.check_window())
 }
 
 /// Width and height from the first `HEAD_LEN` bytes, the head a base64
 /// string is decoded to, whatever form the data came in: raw bytes read
 /// further would see more icon entries or boxes than base64 does. All of
 /// the data is read only when the header is not in the head (a JPEG with a
-/// large EXIF block).
+/// large EXIF block), and not for data over `WHOLE_CHECK_LEN`, which is not
+/// decoded whole.
 fn dimensions(data: &Data, media_type: &str) -> Option<(u32, u32)> {
     let head = data.window().head;
     let head = &head[..head.len().min(sniff::HEAD_LEN)];
     sniff::image_dimensions(media_type, head).or_else(|| {
-        (data.len() > sniff::HEAD_LEN)
+        (sniff::HEAD_LEN < data.len() && data.len() <= WHOLE_CHECK_LEN)
             .then(|| sniff::image_dimensions(media_type, data.full()))
             .flatten()
     })
 }
 
-/// Whether the image is animated, from the head when it tells, else from
-/// all the bytes (a GIF whose first frame fills the head).
+/// Whether the image is animated, read from the same bytes as the
+/// structural check; unknown (a GIF over `WHOLE_CHECK_LEN` whose first
+/// frame fills the head) counts as still.
 fn is_animated(data: &Data, media_type: &str) -> bool {
-    sniff::is_animated(media_type, &data.window())
-        .or_else(|| sniff::is_animated(media_type, &sniff::Window::whole(data.full())))
-        .unwrap_or(false)
+    sniff::is_animated(media_type, &data.check_window()).unwrap_or(false)
 }
 
 /// The declared type names the sniffed format, by its name or an alias
@@ -490,6 +484,42 @@ mod tests {
         assert_eq!(from_bytes.media_type, "image/vnd.microsoft.icon");
         assert_eq!(from_bytes.dimensions, Some((16, 16)));
         assert_eq!(from_base64, from_bytes);
+    }
+
+    #[test]
+    fn a_defect_past_the_head_is_found_in_raw_bytes_and_base64_alike() {
+        // Issue: raw bytes were checked whole, base64 on its first 64 KiB
+        // and last 1 KiB, so these were spilled as bytes and attached as
+        // base64 (the fuzzer found the GIF shape, the PNG is the same gap).
+        use crate::sniff::png_tests::{chunk, png};
+        let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
+        let filler = chunk(b"tEXt", &vec![b'a'; 70_000]);
+        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let mut bad = chunk(b"zzzz", b"x");
+        bad[4] = b'1'; // not a letter: an invalid chunk type
+        let iend = chunk(b"IEND", &[]);
+        let broken_png = png(&[ihdr, filler, idat, bad, iend]);
+        // A GIF cut inside its image data, after the head, still ending in
+        // the trailer byte: its blocks run off the end.
+        let mut cut_gif = b"GIF89a\x02\x00\x02\x00\x00\x00\x00".to_vec();
+        cut_gif.extend_from_slice(b"\x2c\0\0\0\0\x02\0\x02\0\0\x02");
+        while cut_gif.len() < 100_000 {
+            cut_gif.push(0xFF);
+            cut_gif.extend_from_slice(&[7; 255]);
+        }
+        cut_gif.push(0x3B);
+        for (data, defect) in [
+            (&broken_png, "corrupt PNG: invalid chunk type"),
+            (&cut_gif, "GIF"),
+        ] {
+            assert!(data.len() > sniff::HEAD_LEN + sniff::TAIL_LEN);
+            let from_bytes = bytes(data, None);
+            let b64 = crate::base64_data::encode(data);
+            let from_base64 = classify(Payload::Base64(b64.as_bytes()), None);
+            let found = from_bytes.defect.clone().unwrap_or_default();
+            assert!(found.contains(defect), "{found:?}");
+            assert_eq!(from_base64, from_bytes);
+        }
     }
 
     #[test]

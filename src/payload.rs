@@ -9,6 +9,14 @@ use std::io::{self, Write};
 use crate::base64_data::{self, Base64, Base64Error};
 use crate::sniff::{Window, HEAD_LEN, TAIL_LEN};
 
+/// Data up to this many bytes is checked whole (structure, animation),
+/// in either encoding: a base64 string that long is decoded whole for it,
+/// so at most this much is held besides the input. Longer data, over every
+/// provider's limit but OpenAI's and Gemini's payload-bounded images, is
+/// checked on its head and tail, again in either encoding, so the verdict
+/// depends on the bytes alone.
+pub const WHOLE_CHECK_LEN: usize = 64 * 1024 * 1024;
+
 /// A part's data as the caller handed it over.
 #[derive(Debug, Clone, Copy)]
 pub enum Payload<'a> {
@@ -94,6 +102,29 @@ impl<'a> Data<'a> {
                 head: &self.head,
                 tail: &self.tail,
                 len: self.len(),
+            },
+        }
+    }
+
+    /// What a structural check reads: all the bytes up to
+    /// `WHOLE_CHECK_LEN` (decoding base64 whole, once), beyond it the head
+    /// and tail, whether the data came as raw bytes or as base64.
+    pub fn check_window(&self) -> Window<'_> {
+        let len = self.len();
+        if len <= WHOLE_CHECK_LEN {
+            return Window::whole(self.full());
+        }
+        match &self.source {
+            Source::Bytes(bytes) => Window {
+                head: &bytes[..HEAD_LEN],
+                tail: &bytes[len - TAIL_LEN..],
+                len,
+            },
+            // Decoded on opening, and kept even once `full` is decoded.
+            Source::Base64(_) => Window {
+                head: &self.head,
+                tail: &self.tail,
+                len,
             },
         }
     }

@@ -55,7 +55,8 @@ pub fn save_blob(
         }
     };
     store
-        .save_with(extension, |writer| data.write_to(writer))
+        .check_fits(data.len() as u64)
+        .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)))
         .map_err(SaveError::Store)
 }
 

@@ -69,6 +69,15 @@
 //! cap until then. A blob larger than the whole cap is refused
 //! (`STORE_OVER_CAP`) without being written when its size is known first.
 //!
+//! # Free space
+//!
+//! Before a blob of known size is written, the folder's file system must
+//! have room for it and still keep [`FREE_SPACE_RESERVE`] free (or a tenth
+//! of the file system, when that is less), so a server cannot fill the disk
+//! the agent runs on: otherwise `STORE_NO_SPACE` and nothing is written.
+//! Checked on Unix (statvfs); a full disk during the write is still caught
+//! and leaves no file.
+//!
 //! # Errors
 //!
 //! Every failure is a [`StoreError`] value; [`StoreError::code`] gives a
@@ -78,7 +87,7 @@
 //! |---------------------------|------------------------------------------------------------|
 //! | `INVALID_ARGUMENT`          | bad `retention_days` or extension                          |
 //! | `STORE_PERMISSION_DENIED` | the OS refused access, or the default folder is unsafe     |
-//! | `STORE_NO_SPACE`          | disk full, quota exceeded, file too large                  |
+//! | `STORE_NO_SPACE`          | disk full or too little free space, quota, file too large  |
 //! | `STORE_READ_ONLY`         | the file system is read-only                               |
 //! | `STORE_NOT_A_DIRECTORY`   | the folder path (or a parent of it) is not a folder        |
 //! | `STORE_SOURCE_FAILED`     | the `write` closure of `save_with` failed on its own       |
@@ -92,6 +101,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Free space a save leaves on the file system, at least (a tenth of the
+/// file system when that is less, for small ones).
+pub const FREE_SPACE_RESERVE: u64 = 64 * 1024 * 1024;
 
 /// Retention used when `new` gets `None`.
 pub const DEFAULT_RETENTION_DAYS: f64 = 7.0;
@@ -135,6 +148,13 @@ pub enum StoreError {
     InvalidOption(String),
     /// One blob larger than the store's whole size cap.
     OverCap { byte_length: u64, max_bytes: u64 },
+    /// Writing the blob would leave less than the reserve free on the disk.
+    NoSpace {
+        byte_length: u64,
+        available: u64,
+        reserve: u64,
+        path: PathBuf,
+    },
     /// An OS call failed while doing `action` on `path`.
     Io {
         /// What was being done, e.g. `"create folder"`.
@@ -150,6 +170,7 @@ impl StoreError {
         match self {
             StoreError::InvalidOption(_) => "INVALID_ARGUMENT",
             StoreError::OverCap { .. } => "STORE_OVER_CAP",
+            StoreError::NoSpace { .. } => "STORE_NO_SPACE",
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
                 io::ErrorKind::StorageFull
@@ -183,6 +204,16 @@ impl fmt::Display for StoreError {
                 f,
                 "{byte_length} bytes is over the store's size cap of {max_bytes} bytes"
             ),
+            StoreError::NoSpace {
+                byte_length,
+                available,
+                reserve,
+                path,
+            } => write!(
+                f,
+                "not enough free space in {}: {byte_length} bytes to write, {available} available, {reserve} kept free",
+                path.display()
+            ),
             StoreError::Io {
                 action,
                 path,
@@ -195,7 +226,9 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoreError::InvalidOption(_) | StoreError::OverCap { .. } => None,
+            StoreError::InvalidOption(_)
+            | StoreError::OverCap { .. }
+            | StoreError::NoSpace { .. } => None,
             StoreError::Io { source, .. } => Some(source),
         }
     }
@@ -499,8 +532,46 @@ impl ToolOutputStore {
         }
     }
 
-    /// A blob of `byte_length` bytes can never fit: refuse it before writing.
+    /// Whether a blob of `byte_length` bytes may be written: under the size
+    /// cap, and with room on the disk (see the module docs). Call it before
+    /// writing; nothing is written when it fails.
     pub fn check_fits(&self, byte_length: u64) -> Result<(), StoreError> {
+        self.check_cap(byte_length)?;
+        self.check_free_space(byte_length)
+    }
+
+    #[cfg(unix)]
+    fn check_free_space(&self, byte_length: u64) -> Result<(), StoreError> {
+        // A folder not made yet: its nearest existing parent's file system.
+        let Some(existing) = self.dir.ancestors().find(|p| p.exists()) else {
+            return Ok(());
+        };
+        // Unknown (statvfs refused): the write itself still reports ENOSPC.
+        let Ok(stats) = rustix::fs::statvfs(existing) else {
+            return Ok(());
+        };
+        let unit = stats.f_frsize.max(1);
+        let available = stats.f_bavail.saturating_mul(unit);
+        let total = stats.f_blocks.saturating_mul(unit);
+        let reserve = FREE_SPACE_RESERVE.min(total / 10);
+        if byte_length.saturating_add(reserve) > available {
+            return Err(StoreError::NoSpace {
+                byte_length,
+                available,
+                reserve,
+                path: self.dir.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    #[cfg(not(unix))]
+    fn check_free_space(&self, _byte_length: u64) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    /// A blob of `byte_length` bytes can never fit: refuse it before writing.
+    fn check_cap(&self, byte_length: u64) -> Result<(), StoreError> {
         if byte_length > self.max_bytes {
             return Err(StoreError::OverCap {
                 byte_length,
@@ -513,7 +584,8 @@ impl ToolOutputStore {
     /// Removes the oldest own files until `incoming` more bytes fit under the
     /// cap. `usage` is the running total (see the module docs).
     fn make_room(&self, usage: &mut Option<u64>, incoming: u64) -> Result<(), StoreError> {
-        self.check_fits(incoming)?;
+        // The file is written already: only the cap is checked here.
+        self.check_cap(incoming)?;
         if usage.is_some_and(|u| u.saturating_add(incoming) <= self.max_bytes) {
             return Ok(());
         }

@@ -30,7 +30,8 @@ const PDF_SLACK: usize = 1024;
 /// PDF: `%PDF-` in the first 1 KiB, `%%EOF` in the last 1 KiB, and when the
 /// last `startxref` can be read, its offset must lie within the data and,
 /// where the window shows that byte, point at `xref` or an object (`N G obj`,
-/// for a cross-reference stream).
+/// for a cross-reference stream). A linearized PDF must be at least as long
+/// as its linearization dictionary says (longer is an incremental update).
 pub(super) fn check_pdf(window: &Window) -> Result<(), String> {
     let start = window.head.get(..PDF_SLACK).unwrap_or(window.head);
     let Some(base) = memmem::find(start, b"%PDF-") else {
@@ -42,6 +43,16 @@ pub(super) fn check_pdf(window: &Window) -> Result<(), String> {
         .unwrap_or(tail);
     if memmem::rfind(end, b"%%EOF").is_none() {
         return Err("truncated PDF: %%EOF marker missing at the end".into());
+    }
+    // A linearized file cut after its first page section ends in that
+    // section's `%%EOF`: only the declared length shows the cut.
+    if let Some(declared) = linearized_length(&start[base..]) {
+        let len = window.len - base;
+        if len < declared {
+            return Err(format!(
+                "truncated PDF: linearized for {declared} bytes, only {len} here"
+            ));
+        }
     }
     let Some(offset) = startxref(end) else {
         return Ok(()); // Readers rebuild a missing table: not worth refusing.
@@ -72,6 +83,28 @@ fn startxref(end: &[u8]) -> Option<usize> {
     let digits = rest.trim_ascii_start();
     let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
     std::str::from_utf8(digits.get(..len)?).ok()?.parse().ok()
+}
+
+/// The file length `/L` of the linearization dictionary, which must be the
+/// first object, within the first 1 KiB.
+fn linearized_length(start: &[u8]) -> Option<usize> {
+    let at = memmem::find(start, b"/Linearized")?;
+    let dict = &start[at..];
+    let dict = &dict[..memmem::find(dict, b">>").unwrap_or(dict.len())];
+    // `/L` followed by a delimiter, so not `/Length`.
+    let mut rest = dict;
+    while let Some(key) = memmem::find(rest, b"/L") {
+        let after = &rest[key + 2..];
+        if after.first().is_some_and(|b| b.is_ascii_whitespace()) {
+            let digits = after.trim_ascii_start();
+            let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+            if len > 0 {
+                return std::str::from_utf8(&digits[..len]).ok()?.parse().ok();
+            }
+        }
+        rest = after;
+    }
+    None
 }
 
 /// `xref` (a classic table) or `N G obj` (a cross-reference stream), after
@@ -119,6 +152,31 @@ mod tests {
         // No startxref at all is tolerated.
         let none = text.replace("startxref\n27\n", "");
         assert_eq!(check_pdf(&Window::whole(none.as_bytes())), Ok(()));
+    }
+
+    #[test]
+    fn a_linearized_pdf_cut_after_its_first_page_section_is_truncated() {
+        // The vendored file-type fixture.pdf, 7,945 bytes, linearized: cut
+        // at 1,445 bytes its last KiB holds the first section's `%%EOF` and
+        // no `startxref`, and it used to be attached (pdfinfo finds no pages).
+        let pdf = include_bytes!("../../__test__/fixtures/file-type/fixture.pdf");
+        assert_eq!(linearized_length(pdf), Some(7945));
+        assert_eq!(check_pdf(&Window::whole(pdf)), Ok(()));
+        let cut = &pdf[..1445];
+        assert_eq!(
+            check_pdf(&Window::whole(cut)).unwrap_err(),
+            "truncated PDF: linearized for 7945 bytes, only 1445 here"
+        );
+        // An incremental update makes it longer: still sound.
+        let mut updated = pdf.to_vec();
+        updated.extend_from_slice(&pdf[pdf.len() - 40..]);
+        assert_eq!(linearized_length(&updated), Some(7945));
+        assert_eq!(check_pdf(&Window::whole(&updated)), Ok(()));
+        assert!(linearized_length(b"%PDF-1.4\n1 0 obj<</Length 5>>").is_none());
+        assert_eq!(
+            linearized_length(b"<</Linearized 1/L\r\n 12/O 3>>"),
+            Some(12)
+        );
     }
 
     #[test]
