@@ -454,6 +454,7 @@ export type AiSdk6ToolOutput =
  * the next user message.
  */
 export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options?: { version?: 7 }): AiSdkToolOutput
+/** `toAiSdkToolOutput` for AI SDK 6 (`{ version: 6 }`): `image-data` and `file-data` parts. */
 export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options: { version: 6 }): AiSdk6ToolOutput
 
 /** Options of `repairHistory`. */
