@@ -2,8 +2,11 @@
 
 /** MCP annotations; `audience` without "assistant" keeps a part from the model. */
 export interface Annotations {
+  /** Who the part is for; without "assistant" the part is not sent to the model. */
   audience?: Array<'user' | 'assistant'>
+  /** How important the part is, 0 to 1 (kept, not acted on). */
   priority?: number
+  /** ISO 8601 time of the last change (kept, not acted on). */
   lastModified?: string
 }
 
@@ -100,16 +103,20 @@ export type TextEncoding =
 
 /** What the bytes are, set against the declared media type. */
 export interface Classification {
+  /** The family of the bytes; `invalid` for bad base64, `empty` for no data. */
   kind: 'image' | 'pdf' | 'audio' | 'video' | 'text' | 'binary' | 'empty' | 'invalid'
   /** Best media type for the bytes. */
   mediaType: string
+  /** The media type the caller declared, when one was given. */
   declaredMediaType?: string
   /** From magic bytes; absent when nothing matched. */
   sniffedMediaType?: string
+  /** Decoded size in bytes. */
   byteLength: number
   /** For images, from the header, without decoding pixels. */
   width?: number
   height?: number
+  /** For text: the encoding it was read in. */
   textEncoding?: TextEncoding
   /** Why the bytes cannot be used as declared (invalid base64, truncated PNG, ...). */
   problem?: string
@@ -150,6 +157,7 @@ export declare function estimateTokens(text: string): number
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean
 
+/** Options of `new ToolOutputStore(dir, options)`. */
 export interface ToolOutputStoreOptions {
   /** Files older than this many days are removed by `cleanup()` (default 7). */
   retentionDays?: number
@@ -160,6 +168,7 @@ export interface ToolOutputStoreOptions {
   maxBytes?: number
 }
 
+/** Options of `ToolOutputStore.save` and `saveAsync`: what picks the file's extension. */
 export interface SaveOptions {
   /** Media type of the data; picks the file extension. */
   mediaType?: string
@@ -167,8 +176,11 @@ export interface SaveOptions {
   extension?: string
 }
 
+/** A file `ToolOutputStore.save` wrote. */
 export interface SavedFile {
+  /** Absolute path of the file. */
   path: string
+  /** Decoded size in bytes. */
   byteLength: number
 }
 
@@ -214,14 +226,15 @@ export interface ConvertOptions extends ToContentOptions {
    */
   deferMedia?: boolean | 'auto'
   /**
-   * Cap on the text of a result, in estimated tokens (`estimateTokens`). Accepted and checked (a
-   * positive integer); applies once the text cap lands (not in this version).
+   * Cap on the text of each part, in estimated tokens (`estimateTokens`; default 12,500), as for
+   * `toContent`: over it a preview and a note naming the whole text, saved by the store.
    */
   maxTextTokens?: number
 }
 
 /** A file a conversion wrote. */
 export interface SavedAttachment {
+  /** Absolute path of the file. */
   path: string
   /** Decoded size in bytes. */
   byteLength: number
@@ -234,6 +247,7 @@ export interface SavedAttachment {
 export interface ConvertedToolResult {
   /** The model-bound parts of the tool result, in order. */
   content: ContentPart[]
+  /** The result's `isError`: true for a tool error. */
   isError: boolean
   /** Media for a following user message (also queued when `attachments` is given). */
   deferred: ContentPart[]
@@ -456,6 +470,7 @@ export type AiSdk6ToolOutput =
  * the next user message.
  */
 export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options?: { version?: 7 }): AiSdkToolOutput
+/** `toAiSdkToolOutput` for AI SDK 6 (`{ version: 6 }`): `image-data` and `file-data` parts. */
 export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options: { version: 6 }): AiSdk6ToolOutput
 
 /** Options of `repairHistory`. */

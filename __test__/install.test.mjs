@@ -122,7 +122,7 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
 
   test('the main tarball holds the JS, the types, README and LICENSE, and no binary', () => {
     const files = tarList(mainTarball)
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'mcp-content.js', 'load-native.js', 'index.js', 'index.d.ts']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'mcp-content.js', 'load-native.js', 'index.js', 'index.d.ts', 'cli/mcp-content.js', 'cli/proxy.js']) {
       assert.ok(files.includes(`package/${f}`), `${f} in ${files.join(', ')}`)
     }
     assert.deepEqual(
@@ -168,6 +168,19 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
     assert.match(cjs.stdout, /install-check ok: require, bun /)
     const esm = ok(await run(bun, ['check.mjs'], { cwd: project }), 'bun check.mjs')
     assert.match(esm.stdout, /install-check ok: import, bun /)
+  })
+
+  test('the CLI: npx mcp-content --help, and inspect of a PNG', TIMEOUT, async () => {
+    // npx beside the npm that installed (npm_execpath), else the one on PATH; --no: never download; -- keeps --help for the command.
+    const npxCli = npmCli ? path.join(path.dirname(npmCli), 'npx-cli.js') : null
+    const npx = (args) => (npxCli && fs.existsSync(npxCli) ? run(node, [npxCli, '--no', '--', ...args], { cwd: project }) : run(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['--no', '--', ...args], { cwd: project }))
+    const help = ok(await npx(['mcp-content', '--help']), 'npx mcp-content --help')
+    assert.match(help.stdout, /^Usage: mcp-content <command>/)
+    const png = path.join(testDir, 'fixtures', 'file-type', 'fixture.png')
+    const inspect = ok(await npx(['mcp-content', 'inspect', '--json', '--provider', 'anthropic', png]), 'npx mcp-content inspect')
+    const [part] = JSON.parse(inspect.stdout).sources[0].parts
+    assert.deepEqual([part.classification.mediaType, part.classification.width, part.classification.height], ['image/png', 200, 133])
+    assert.deepEqual(part.providers.anthropic, { action: 'attached', mediaType: 'image/png' })
   })
 
   test('without the platform package, the error names it and says how to install it', TIMEOUT, async () => {

@@ -1,0 +1,74 @@
+'use strict'
+// mcp-content convert --provider <p> [result.json|-]: one MCP tool result converted, as JSON.
+const mcp = require('../mcp-content.js')
+const { readSource, parseToolResult } = require('./input.js')
+const options = require('./options.js')
+const { toMcpResult } = require('./mcp-shape.js')
+const { EXIT, CliError, progress, usageError } = require('./terminal.js')
+
+const HELP = `Usage: mcp-content convert [options] [result.json|-]
+
+Converts one MCP tool result for a provider and writes the answer of convertToolResult as JSON
+({ content, isError, deferred, saved }) on stdout. The input (a file, or standard input when
+none or "-" is given) is JSON of a CallToolResult, a JSON-RPC response carrying one, a content
+part or an array of parts. Files that cannot be sent are saved by the store and noted.
+
+Options:
+  --provider <p>          ${options.PROVIDERS.join(', ')}
+                          (default: default)
+  --output-dir <dir>      where files are saved (default: the per-user temp store)
+  --defer-media <when>    auto, true or false (default auto: for openai-chat, openrouter, google)
+  --max-text-tokens <n>   the text cap (default 12500; Infinity: off)
+  --mcp                   write the MCP CallToolResult the proxy would send instead
+                          (no deferral: what goes only in a user message is saved)
+  --json                  accepted; the output is always JSON
+  -h, --help              this help
+
+Exit codes: 0 converted, 1 unreadable input, not a tool result, or the conversion failed,
+2 bad command line.`
+
+async function run(args) {
+  const { values, positionals } = options.parse('convert', args, {
+    provider: { type: 'string' },
+    'output-dir': { type: 'string' },
+    'defer-media': { type: 'string' },
+    'max-text-tokens': { type: 'string' },
+    mcp: { type: 'boolean' },
+    json: { type: 'boolean' },
+    'no-color': { type: 'boolean' },
+  })
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`)
+    return EXIT.OK
+  }
+  if (positionals.length > 1) throw usageError('convert takes one result: give a file or - (see mcp-content convert --help)')
+  if (values.mcp && values['defer-media'] !== undefined) {
+    throw usageError('--mcp sends no media to a following message: leave out --defer-media (see mcp-content convert --help)')
+  }
+  const settings = {
+    provider: options.provider('convert', values.provider),
+    // An MCP result has no following user message: what goes only there is saved, as in the proxy.
+    deferMedia: values.mcp ? false : options.deferMedia('convert', values['defer-media']),
+    maxTextTokens: options.maxTextTokens('convert', values['max-text-tokens']),
+  }
+  const source = positionals[0] ?? '-'
+  const bytes = await readSource(source)
+  const result = parseToolResult(bytes)
+  if (result === null) {
+    throw new CliError(`${source === '-' ? 'standard input' : source} is not JSON of an MCP tool result (an object with a content array)`)
+  }
+  settings.store = options.store(values['output-dir'])
+  const shown = progress()
+  shown.update(`converting ${source === '-' ? 'standard input' : source} for ${settings.provider}`)
+  let converted
+  try {
+    converted = await mcp.convertToolResult(result, settings)
+  } finally {
+    shown.done()
+  }
+  const answer = values.mcp ? toMcpResult(converted, result) : converted
+  process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`)
+  return EXIT.OK
+}
+
+module.exports = { run, HELP }

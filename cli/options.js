@@ -1,0 +1,61 @@
+'use strict'
+// Options shared by the commands, read and checked once; errors are usage errors (exit 2).
+const { parseArgs } = require('node:util')
+const mcp = require('../mcp-content.js')
+const { usageError } = require('./terminal.js')
+
+/** Every provider profile, in the order the README's table lists them. */
+const PROVIDERS = Object.freeze([
+  'default',
+  'anthropic',
+  'anthropic-bedrock',
+  'anthropic-vertex',
+  'openai',
+  'openai-chat',
+  'google',
+  'bedrock',
+  'openrouter',
+])
+
+/** node:util parseArgs, with its errors turned into one usage line naming the command's help. */
+function parse(command, args, options, allowPositionals = true) {
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true })
+  } catch (error) {
+    const message = error.message.replace(/\. To specify a positional argument.*$/s, '').replace(/^Unknown option/, 'unknown option')
+    throw usageError(`${message} (see mcp-content ${command} --help)`)
+  }
+}
+
+/** A provider name the package knows; checked by the package itself, so a new profile needs no change here. */
+function provider(command, name) {
+  if (name === undefined) return 'default'
+  try {
+    mcp.convertToolResultSync({ content: [] }, { provider: name })
+  } catch {
+    throw usageError(`unknown provider "${name}": one of ${PROVIDERS.join(', ')} (see mcp-content ${command} --help)`)
+  }
+  return name
+}
+
+/** `--max-text-tokens`: a positive integer, or `Infinity` (no cap). */
+function maxTextTokens(command, value) {
+  if (value === undefined) return undefined
+  if (value === 'Infinity' || value === 'infinity') return Infinity
+  if (!/^[1-9][0-9]*$/.test(value)) throw usageError(`--max-text-tokens must be a positive integer or Infinity, not "${value}" (see mcp-content ${command} --help)`)
+  return Number(value)
+}
+
+/** `--defer-media auto|true|false`. */
+function deferMedia(command, value) {
+  if (value === undefined || value === 'auto') return 'auto'
+  if (value === 'true' || value === 'false') return value === 'true'
+  throw usageError(`--defer-media must be auto, true or false, not "${value}" (see mcp-content ${command} --help)`)
+}
+
+/** A store for `--output-dir`, or the package's default store; a store that cannot be made is a failure (exit 1). */
+function store(dir) {
+  return dir === undefined ? new mcp.ToolOutputStore() : new mcp.ToolOutputStore(dir)
+}
+
+module.exports = { PROVIDERS, parse, provider, maxTextTokens, deferMedia, store }

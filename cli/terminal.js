@@ -1,0 +1,91 @@
+'use strict'
+// What the CLI writes besides its answers: colours (only on a TTY, never with NO_COLOR), one line
+// per error, progress on a TTY, and the exit codes every command shares.
+
+/** Exit codes of every command (README "Command line"). */
+const EXIT = Object.freeze({
+  OK: 0,
+  /** The work failed: a file could not be read, the input is not what the command takes, a conversion threw. */
+  FAILED: 1,
+  /** The command line is wrong: unknown command or option, a missing or bad value. */
+  USAGE: 2,
+})
+
+/** An error whose message is the whole line the user sees, and the exit code it ends with. */
+class CliError extends Error {
+  constructor(message, exitCode = EXIT.FAILED) {
+    super(message)
+    this.exitCode = exitCode
+  }
+}
+
+const usageError = (message) => new CliError(message, EXIT.USAGE)
+
+/** Colours for a stream: on a TTY only, off with NO_COLOR (no-color.org), TERM=dumb or --no-color. */
+function colours(stream, { noColor = false } = {}) {
+  const on =
+    !noColor &&
+    stream.isTTY === true &&
+    !(process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') &&
+    process.env.TERM !== 'dumb'
+  const wrap = (open, close) => (text) => (on ? `\x1b[${open}m${text}\x1b[${close}m` : String(text))
+  return {
+    on,
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39),
+  }
+}
+
+/** One line: control characters of a message (a server's text, a path) cannot break it. */
+function oneLine(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim()
+}
+
+/** Writes the error line: `mcp-content <command>: <message>`, with the error's code when it has one. */
+function printError(command, error) {
+  const c = colours(process.stderr)
+  const code = error && typeof error.code === 'string' && !(error instanceof CliError) ? ` (${error.code})` : ''
+  const message = error instanceof Error ? error.message : String(error)
+  const who = command ? `mcp-content ${command}` : 'mcp-content'
+  process.stderr.write(`${c.red(`${who}:`)} ${oneLine(message)}${code}\n`)
+}
+
+/**
+ * A status line on stderr, redrawn in place, for work that takes a while: only when stderr is a
+ * TTY, at most 10 times a second, and gone when the work ends.
+ */
+function progress() {
+  const stream = process.stderr
+  if (stream.isTTY !== true) return { update() {}, done() {} }
+  let last = 0
+  let shown = false
+  const c = colours(stream)
+  return {
+    update(text) {
+      const now = Date.now()
+      if (now - last < 100) return
+      last = now
+      const width = Math.max(20, (stream.columns || 80) - 1)
+      const line = oneLine(text)
+      stream.write(`\r\x1b[K${c.dim(line.length > width ? `${line.slice(0, width - 1)}…` : line)}`)
+      shown = true
+    },
+    done() {
+      if (shown) stream.write('\r\x1b[K')
+      shown = false
+    },
+  }
+}
+
+/** Byte counts for people: 812 B, 53.0 KB, 4.5 MB (decimal, as the notes count). */
+function formatBytes(n) {
+  if (n < 1000) return `${n} B`
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)} KB`
+  return `${(n / 1_000_000).toFixed(1)} MB`
+}
+
+module.exports = { EXIT, CliError, usageError, colours, oneLine, printError, progress, formatBytes }
