@@ -149,8 +149,9 @@ export declare function classify(data: Uint8Array | string, declaredMediaType?: 
 export declare function isUtf8(data: Uint8Array): boolean
 
 /**
- * The tokens a text costs, estimated: ceil(characters / 4) + ceil(CJK characters * 1.5), CJK
- * characters not counted in the first term. An estimate, not any model's tokenizer.
+ * The tokens a text costs, estimated: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5),
+ * counting Unicode characters (decocms' formula). An estimate for budgets and the text cap, not
+ * any model's tokenizer.
  */
 export declare function estimateTokens(text: string): number
 
@@ -271,12 +272,6 @@ export declare function convertToolResult(result: CallToolResult, options?: Conv
 
 /** `convertToolResult` on the calling thread; the same answer. */
 export declare function convertToolResultSync(result: CallToolResult, options?: ConvertOptions): ConvertedToolResult
-
-/**
- * A rough token count: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5), counting Unicode
- * characters (decocms' formula). An estimate for budgets, not any model's tokenizer.
- */
-export declare function estimateTokens(text: string): number
 
 /**
  * Media deferred from tool results, waiting for the next user message. Each tool call's media are
