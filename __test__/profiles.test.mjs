@@ -258,3 +258,36 @@ function makeBigAnimatedGif() {
   blocks.push(Buffer.from([0]))
   return Buffer.concat([animated.subarray(0, at), ...blocks, animated.subarray(at)])
 }
+
+describe('PDF page limits', () => {
+  /** A PDF of `pages` pages written by pdf-lib, its page tree in plain sight. */
+  async function pdfOf(pages) {
+    const { PDFDocument } = await import('pdf-lib')
+    const doc = await PDFDocument.create()
+    for (let i = 0; i < pages; i++) doc.addPage([100, 100])
+    return Buffer.from(await doc.save({ useObjectStreams: false }))
+  }
+
+  test('Claude takes 100 pages; 101 are saved with the page count in the note; Gemini takes 1000', async (t) => {
+    const pdf100 = await pdfOf(100)
+    const pdf101 = await pdfOf(101)
+    const part = (bytes) => ({ type: 'resource', resource: { uri: 'file:///report.pdf', mimeType: 'application/pdf', blob: b64(bytes) } })
+    for (const provider of ['default', 'anthropic', 'anthropic-bedrock', 'anthropic-vertex']) {
+      const { result } = await convert(t, part(pdf100), provider)
+      assertAttached(result, 'application/pdf', pdf100)
+      const { result: refused, dir } = await convert(t, part(pdf101), provider)
+      checkSavedNote(assert, refused, {
+        head: 'Binary resource file:///report.pdf',
+        mediaType: 'application/pdf',
+        reason: '101 pages, over the 100-page limit',
+        bytes: pdf101,
+        dir,
+        ext: 'pdf',
+      })
+    }
+    for (const provider of ['google', 'openai', 'bedrock']) {
+      const { result } = await convert(t, part(pdf101), provider)
+      assert.equal(result.type, 'file', `${provider}: ${JSON.stringify(result).slice(0, 200)}`)
+    }
+  })
+})

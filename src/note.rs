@@ -169,6 +169,7 @@ pub fn reason(why: &Reason) -> String {
         Reason::Animated { media_type } => {
             format!("animated {media_type} is not accepted, only still images")
         }
+        Reason::Pages { pages, max } => format!("{pages} pages, over the {max}-page limit"),
         Reason::Request(excess) => request_excess(excess),
         Reason::UserMessageOnly { media_type } => {
             format!("{media_type} is not accepted inside a tool result")

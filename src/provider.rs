@@ -59,6 +59,8 @@ pub struct AttachLimits {
     /// Whether an animation (a GIF of more than one image) is taken; when
     /// not, only still images are.
     pub animated: bool,
+    /// Most pages one document may have (PDFs whose page count is known).
+    pub max_pages: Option<u32>,
 }
 
 /// What kind of attachment a media type is, as providers count them.
@@ -173,6 +175,16 @@ const fn document(
     placement: Placement,
     max_size: SizeLimit,
 ) -> Attachable {
+    pdf_pages(media_type, placement, max_size, None)
+}
+
+/// A document type with a page limit as well.
+const fn pdf_pages(
+    media_type: &'static str,
+    placement: Placement,
+    max_size: SizeLimit,
+    max_pages: Option<u32>,
+) -> Attachable {
     Attachable {
         media_type,
         class: MediaClass::Document,
@@ -181,6 +193,7 @@ const fn document(
             max_size,
             max_side: None,
             animated: true,
+            max_pages,
         },
     }
 }
@@ -194,6 +207,7 @@ const fn audio(media_type: &'static str, placement: Placement, max_size: SizeLim
             max_size,
             max_side: None,
             animated: true,
+            max_pages: None,
         },
     }
 }
@@ -220,6 +234,7 @@ const IMAGE_LIMITS: AttachLimits = AttachLimits {
     max_size: SizeLimit::Base64Chars(5 * MIB),
     max_side: Some(8000),
     animated: true,
+    max_pages: None,
 };
 
 /// opencode's blob cap, 10 MiB decoded; keeps a PDF (14 MB as base64) well
@@ -227,6 +242,12 @@ const IMAGE_LIMITS: AttachLimits = AttachLimits {
 /// <https://platform.claude.com/docs/en/build-with-claude/pdf-support>: 32 MB
 /// per request).
 const PDF_SIZE: SizeLimit = SizeLimit::DecodedBytes(10 * MIB);
+
+/// Claude: "100 PDF pages" per request when the context window is under 1M
+/// tokens (600 above), so no PDF over 100 pages fits one request
+/// (<https://platform.claude.com/docs/en/build-with-claude/pdf-support>; the
+/// API's words: `A maximum of 100 PDF pages may be provided.`).
+const ANTHROPIC_MAX_PDF_PAGES: u32 = 100;
 
 /// Anthropic's many-image rule: "If you submit more than 20 images in one API
 /// request, this limit is reduced to 2000x2000 px"
@@ -262,7 +283,12 @@ pub const DEFAULT: Profile = Profile {
         image("image/jpeg", ToolResult, IMAGE_LIMITS),
         image("image/gif", ToolResult, IMAGE_LIMITS),
         image("image/webp", ToolResult, IMAGE_LIMITS),
-        document("application/pdf", ToolResult, PDF_SIZE),
+        pdf_pages(
+            "application/pdf",
+            ToolResult,
+            PDF_SIZE,
+            Some(ANTHROPIC_MAX_PDF_PAGES),
+        ),
     ],
     request: STRICTEST_REQUEST,
     defers_media: false,
@@ -277,6 +303,7 @@ const ANTHROPIC_IMAGE: AttachLimits = AttachLimits {
     max_size: SizeLimit::Base64Chars(10 * MIB),
     max_side: Some(8000),
     animated: true,
+    max_pages: None,
 };
 
 /// Claude on Amazon Bedrock and Google Cloud: "5 MB" per image on the base64
@@ -318,7 +345,12 @@ const fn anthropic_attachable(
         image("image/jpeg", ToolResult, image_limits),
         image("image/gif", ToolResult, image_limits),
         image("image/webp", ToolResult, image_limits),
-        document("application/pdf", ToolResult, request_size),
+        pdf_pages(
+            "application/pdf",
+            ToolResult,
+            request_size,
+            Some(ANTHROPIC_MAX_PDF_PAGES),
+        ),
     ]
 }
 
@@ -364,6 +396,7 @@ const OPENAI_IMAGE: AttachLimits = AttachLimits {
     max_size: OPENAI_PAYLOAD,
     max_side: None,
     animated: false,
+    max_pages: None,
 };
 
 /// Files: each under 50 MB, and all files of a request under 50 MB together
@@ -426,9 +459,10 @@ const GEMINI_IMAGE: AttachLimits = AttachLimits {
     max_size: GEMINI_INLINE,
     max_side: None,
     animated: true,
+    max_pages: None,
 };
 
-/// Gemini: png, jpeg, webp, heic, heif; PDFs up to 50 MB
+/// Gemini: png, jpeg, webp, heic, heif; PDFs up to 50 MB or 1000 pages
 /// (<https://ai.google.dev/gemini-api/docs/document-processing>); audio as
 /// user parts only (<https://ai.google.dev/gemini-api/docs/audio>). A
 /// function response carries image/png, image/jpeg, image/webp and
@@ -443,10 +477,11 @@ pub const GOOGLE: Profile = Profile {
         image("image/webp", ToolResult, GEMINI_IMAGE),
         image("image/heic", UserMessage, GEMINI_IMAGE),
         image("image/heif", UserMessage, GEMINI_IMAGE),
-        document(
+        pdf_pages(
             "application/pdf",
             ToolResult,
             SizeLimit::DecodedBytes(50 * MB),
+            Some(1000),
         ),
         audio("audio/wav", UserMessage, GEMINI_INLINE),
         audio("audio/mpeg", UserMessage, GEMINI_INLINE),
@@ -474,6 +509,7 @@ const BEDROCK_IMAGE: AttachLimits = AttachLimits {
     max_size: SizeLimit::DecodedBytes(3_932_160),
     max_side: Some(8000),
     animated: true,
+    max_pages: None,
 };
 const BEDROCK_DOCUMENT: SizeLimit = SizeLimit::DecodedBytes(4_718_592);
 

@@ -46,6 +46,8 @@ pub enum Reason {
     NotText,
     /// An animation where the provider takes still images only.
     Animated { media_type: String },
+    /// A document with more pages than the provider takes in one.
+    Pages { pages: u32, max: u32 },
     /// Over what one request may carry (a whole tool result's budget).
     Request(RequestExcess),
     /// A type the provider takes only in a user message, and media are not
@@ -59,7 +61,10 @@ impl Reason {
     pub fn is_limit(&self) -> bool {
         matches!(
             self,
-            Reason::OverLimits { .. } | Reason::Request(_) | Reason::Animated { .. }
+            Reason::OverLimits { .. }
+                | Reason::Request(_)
+                | Reason::Animated { .. }
+                | Reason::Pages { .. }
         )
     }
 }
@@ -137,7 +142,14 @@ fn refusal(c: &Classification, limits: &AttachLimits) -> Option<Reason> {
         size: limits.max_size.measure(c.byte_length),
         limit: limits.max_size,
     });
-    (pixels.is_some() || size.is_some()).then_some(Reason::OverLimits { pixels, size })
+    if pixels.is_some() || size.is_some() {
+        return Some(Reason::OverLimits { pixels, size });
+    }
+    match (c.pages, limits.max_pages) {
+        (Some(pages), Some(max)) if pages > max => Some(Reason::Pages { pages, max }),
+        // An unknown count (a page tree in object streams) is not refused.
+        _ => None,
+    }
 }
 
 /// Why a part that is not an attachable type is saved.
@@ -243,6 +255,72 @@ pub(crate) mod tests {
     /// The largest image the default profile attaches: 5,242,880 characters
     /// of canonical base64.
     const MAX_IMAGE: usize = 3_932_160;
+
+    /// A PDF whose page tree says `pages`, in plain sight.
+    fn pdf_of_pages(pages: u32) -> Vec<u8> {
+        let mut pdf = format!(
+            "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n\
+             2 0 obj << /Type /Pages /Kids [] /Count {pages} >> endobj\n"
+        )
+        .into_bytes();
+        let xref = pdf.len();
+        pdf.extend_from_slice(
+            format!("xref\n0 1\n0000000000 65535 f \ntrailer<<>>\nstartxref\n{xref}\n%%EOF\n")
+                .as_bytes(),
+        );
+        pdf
+    }
+
+    #[test]
+    fn a_pdf_over_the_page_limit_is_saved_with_its_page_count() {
+        use crate::provider::{ANTHROPIC, GOOGLE, OPENAI};
+        let at = |pages: u32, profile: &Profile| {
+            decide(
+                &classify(Payload::Bytes(&pdf_of_pages(pages)), None),
+                profile,
+            )
+        };
+        let attached = Route::Attach {
+            media_type: "application/pdf",
+        };
+        assert_eq!(at(100, &DEFAULT), attached);
+        assert_eq!(
+            at(101, &DEFAULT),
+            Route::Spill {
+                media_type: "application/pdf".into(),
+                reason: Reason::Pages {
+                    pages: 101,
+                    max: 100
+                },
+            }
+        );
+        assert!(matches!(
+            at(150, &ANTHROPIC),
+            Route::Spill {
+                reason: Reason::Pages {
+                    pages: 150,
+                    max: 100
+                },
+                ..
+            }
+        ));
+        assert_eq!(at(1000, &GOOGLE), attached);
+        assert!(matches!(
+            at(1001, &GOOGLE),
+            Route::Spill {
+                reason: Reason::Pages { max: 1000, .. },
+                ..
+            }
+        ));
+        assert_eq!(at(5000, &OPENAI), attached, "no page limit documented");
+        assert_eq!(
+            crate::note::reason(&Reason::Pages {
+                pages: 150,
+                max: 100
+            }),
+            "150 pages, over the 100-page limit"
+        );
+    }
 
     #[test]
     fn image_size_is_measured_as_canonical_base64_in_every_form() {
