@@ -13,6 +13,26 @@ mod resize;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
 
+/// Whether images are made to fit (`fitImages`, default on) and the
+/// longest side wanted (`maxLongSide`), whatever the provider takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FitImages {
+    pub enabled: bool,
+    pub max_long_side: Option<u32>,
+}
+
+impl FitImages {
+    /// Images over a limit are saved, not fitted.
+    pub const OFF: FitImages = FitImages {
+        enabled: false,
+        max_long_side: None,
+    };
+    pub const ON: FitImages = FitImages {
+        enabled: true,
+        max_long_side: None,
+    };
+}
+
 /// What the fitted image must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Target {
