@@ -1181,7 +1181,15 @@ pub fn result_decide<'env>(
             dimensions: c.dimensions,
         })
         .collect();
-    let verdicts = guarded(|| Ok(tool_result::decide(plan.profile, plan.defer, &candidates)))?;
+    let fit = plan.fit.enabled;
+    let verdicts = guarded(|| {
+        Ok(tool_result::decide_fitting(
+            plan.profile,
+            plan.defer,
+            &candidates,
+            fit,
+        ))
+    })?;
     let build = || -> napi::Result<RawValue> {
         let mut list = DefinedArray::new(env.raw());
         for verdict in &verdicts {
