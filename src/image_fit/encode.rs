@@ -14,6 +14,10 @@ fn encode_error(error: impl std::fmt::Display) -> FitError {
     FitError::Decode(format!("encoding failed: {error}"))
 }
 
+/// zlib level 3: on a 1568x1176 screenshot here, 62 ms and 495 KB, where
+/// the `Default` setting took 322 ms for 484 KB and `Fast` 35 ms for 4.1 MB.
+const PNG_COMPRESSION: CompressionType = CompressionType::Level(3);
+
 /// Lossless PNG of the pixels, alpha kept.
 pub fn png(p: &Pixels) -> Result<Vec<u8>, FitError> {
     let color = match p.channels {
@@ -23,7 +27,7 @@ pub fn png(p: &Pixels) -> Result<Vec<u8>, FitError> {
         _ => ExtendedColorType::Rgba8,
     };
     let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Default, FilterType::Adaptive)
+    PngEncoder::new_with_quality(&mut out, PNG_COMPRESSION, FilterType::Adaptive)
         .write_image(&p.data, p.width, p.height, color)
         .map_err(encode_error)?;
     Ok(out)
