@@ -25,6 +25,13 @@ pub struct Pixels {
     pub data: Vec<u8>,
 }
 
+impl Pixels {
+    /// Grey+alpha or RGBA: the last channel is alpha.
+    pub fn has_alpha(&self) -> bool {
+        matches!(self.channels, 2 | 4)
+    }
+}
+
 /// A decoded image and what the decoding found.
 pub struct Decoded {
     pub pixels: Pixels,
@@ -109,7 +116,7 @@ fn eight_bit(image: DynamicImage) -> Pixels {
         channels,
         data,
     };
-    if pixels.channels % 2 == 0 && is_opaque(&pixels) {
+    if pixels.has_alpha() && is_opaque(&pixels) {
         without_alpha(&pixels)
     } else {
         pixels
@@ -138,7 +145,7 @@ fn without_alpha(p: &Pixels) -> Pixels {
 
 /// The image flattened on white: what a JPEG (no alpha) shows of it.
 pub fn on_white(p: &Pixels) -> Pixels {
-    if p.channels % 2 == 1 {
+    if !p.has_alpha() {
         return p.clone();
     }
     let n = usize::from(p.channels);

@@ -37,7 +37,7 @@ pub fn png(p: &Pixels) -> Result<Vec<u8>, FitError> {
 /// first (JPEG has no alpha, and dropping it would show black).
 pub fn jpeg(p: &Pixels, quality: u8) -> Result<Vec<u8>, FitError> {
     let flat;
-    let p = if p.channels % 2 == 0 {
+    let p = if p.has_alpha() {
         flat = on_white(p);
         &flat
     } else {
