@@ -241,10 +241,12 @@ impl ImageFacts<'_> {
     }
 }
 
-/// `340 KB` under a megabyte, else `5.4 MB` (decimal, rounded up).
+/// `340 KB` under a megabyte (KB as the deferred placeholders count them:
+/// round(bytes / 1024), at least 1), else `5.4 MB` (decimal, rounded up, as
+/// limits are worded).
 fn size_words(n: u64) -> String {
     if n < 1_000_000 {
-        format!("{} KB", n.div_ceil(1000))
+        format!("{} KB", (n.saturating_add(512) / 1024).max(1))
     } else {
         format!("{} MB", megabytes_up(n))
     }
