@@ -529,4 +529,102 @@ pub(crate) mod tests {
     fn empty_is_unreadable() {
         assert_eq!(route(b"", Some("image/png")), Route::Unreadable);
     }
+
+    fn route_fit(data: &[u8], declared: &str, profile: &Profile, fit: FitImages) -> Route {
+        decide_with_fit(
+            &classify(Payload::Bytes(data), Some(declared)),
+            profile,
+            fit,
+        )
+    }
+
+    /// The corpus PNG with its IHDR saying `width` x `height` (real CRC).
+    fn png_sized(width: u32, height: u32) -> Vec<u8> {
+        let mut png = FIXTURE_PNG.to_vec();
+        png[16..20].copy_from_slice(&width.to_be_bytes());
+        png[20..24].copy_from_slice(&height.to_be_bytes());
+        let crc = crc32fast::hash(&png[12..29]);
+        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        png
+    }
+
+    #[test]
+    fn images_over_limits_are_fitted_when_asked() {
+        use crate::provider::{ANTHROPIC, BEDROCK, OPENAI};
+        let wide = png_sized(9000, 133);
+        let Route::Fit {
+            media_type,
+            reason: Some(Reason::OverLimits { .. }),
+            target,
+        } = route_fit(&wide, "image/png", &DEFAULT, FitImages::ON)
+        else {
+            panic!("a 9000 px PNG is not fitted");
+        };
+        assert_eq!(media_type, "image/png");
+        assert_eq!(
+            target,
+            Target {
+                max_side: Some(8000),
+                max_bytes: 3_932_160,
+                png: true,
+                jpeg: true
+            }
+        );
+        // Off: saved as before.
+        assert!(matches!(
+            route_fit(&wide, "image/png", &DEFAULT, FitImages::OFF),
+            Route::Spill { .. }
+        ));
+        // Byte limits come from the profile: Anthropic's 10 MB of base64, Bedrock's bytes.
+        assert_eq!(fit_target(&ANTHROPIC, None).unwrap().max_bytes, 7_864_320);
+        assert_eq!(fit_target(&BEDROCK, None).unwrap().max_bytes, 3_932_160);
+        // No side limit for OpenAI, unless maxLongSide gives one.
+        assert_eq!(fit_target(&OPENAI, None).unwrap().max_side, None);
+        assert_eq!(
+            fit_target(&OPENAI, Some(1568)).unwrap().max_side,
+            Some(1568)
+        );
+        assert_eq!(
+            fit_target(&DEFAULT, Some(9000)).unwrap().max_side,
+            Some(8000)
+        );
+    }
+
+    #[test]
+    fn refused_formats_animations_and_long_sides_are_fitted() {
+        use crate::provider::OPENAI;
+        let bmp: &[u8] = include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/__test__/fixtures/file-type/fixture.bmp"
+        ));
+        assert!(matches!(
+            route_fit(bmp, "image/bmp", &DEFAULT, FitImages::ON),
+            Route::Fit {
+                reason: Some(Reason::NotAccepted { .. }),
+                ..
+            }
+        ));
+        // Within every limit: attached, unless longer than maxLongSide.
+        let long = FitImages {
+            enabled: true,
+            max_long_side: Some(100),
+        };
+        assert!(matches!(
+            route(FIXTURE_PNG, Some("image/png")),
+            Route::Attach { .. }
+        ));
+        assert!(matches!(
+            route_fit(FIXTURE_PNG, "image/png", &OPENAI, long),
+            Route::Fit { reason: None, .. }
+        ));
+        // Text declared as an image and unreadable data are not images to fit.
+        assert!(matches!(
+            route_fit(b"Not Found\n", "image/png", &DEFAULT, FitImages::ON),
+            Route::Spill { .. }
+        ));
+        assert_eq!(
+            route_fit(b"", "image/png", &DEFAULT, FitImages::ON),
+            Route::Unreadable
+        );
+    }
 }
