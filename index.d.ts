@@ -32,10 +32,15 @@ export type McpContent =
     }
   | { type: 'media'; data: string | Uint8Array; mimeType: string; uri?: string; annotations?: Annotations }
 
-/** One part for the model (AI SDK shape). `data` is canonical base64. */
+/**
+ * One part for the model (AI SDK shape). `data` is canonical base64. `note` is set on an image made
+ * to fit the provider (`fitImages`): the words to put beside it for the model (original and sent
+ * size and pixels, where the original was saved). `convertToolResult` puts it in the content, as a
+ * text part just before the image; a caller of `toContent` sends it the same way.
+ */
 export type ContentPart =
   | { type: 'text'; text: string }
-  | { type: 'file'; mediaType: string; data: string; uri?: string; filename?: string }
+  | { type: 'file'; mediaType: string; data: string; uri?: string; filename?: string; note?: string }
 
 /**
  * Target provider profiles: what each takes, where, and how much (README "Whole tool results").
@@ -73,6 +78,22 @@ export interface ToContentOptions {
    * note naming the whole text, saved by the store. `Infinity` turns the cap off.
    */
   maxTextTokens?: number
+  /**
+   * Make images fit the provider instead of saving them (default `true`): an image over the
+   * profile's pixel or byte limits is resized (aspect ratio kept; 8000 px, or 2000 px a side once a
+   * whole result carries more than 20 images where the provider says so), then re-encoded until
+   * within the byte limit (a photo-like PNG may become JPEG); BMP, TIFF, ICO and other formats the
+   * provider refuses become PNG or JPEG; an animation where only still images are taken becomes its
+   * first frame. The original is saved by the store and a note goes beside the image. At most 64
+   * megapixels are decoded (checked from the header first). `false` saves such images with a note
+   * instead.
+   */
+  fitImages?: boolean
+  /**
+   * With `fitImages`, the longest side sent, in pixels (a whole number, at least 1), for any
+   * provider: e.g. 1568, beyond which Anthropic downsizes anyway, to save tokens and bytes.
+   */
+  maxLongSide?: number
 }
 
 /**

@@ -80,12 +80,14 @@ function dataSize(data) {
 
 // ------------------------------------------------------------------ options
 
-const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined, maxTextTokens: undefined }
+const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined, maxTextTokens: undefined, fitImages: undefined, maxLongSide: undefined }
 
 /** The options native code last accepted: most calls repeat them. */
 let checkedProvider
 let checkedOutputDir
 let checkedMaxTextTokens
+let checkedFitImages
+let checkedMaxLongSide
 
 function readOptions(options) {
   if (options === undefined || options === null) return NO_OPTIONS
@@ -94,14 +96,24 @@ function readOptions(options) {
   const outputDir = own(options, 'outputDir')
   const store = storeHandle(own(options, 'store'), true)
   const maxTextTokens = own(options, 'maxTextTokens')
+  const fitImages = own(options, 'fitImages')
+  const maxLongSide = own(options, 'maxLongSide')
   // Checked even when the part turns out to need no native conversion.
-  if (provider !== checkedProvider || outputDir !== checkedOutputDir || maxTextTokens !== checkedMaxTextTokens) {
-    native.checkOptions(provider, outputDir, maxTextTokens)
+  if (
+    provider !== checkedProvider ||
+    outputDir !== checkedOutputDir ||
+    maxTextTokens !== checkedMaxTextTokens ||
+    fitImages !== checkedFitImages ||
+    maxLongSide !== checkedMaxLongSide
+  ) {
+    native.checkOptions(provider, outputDir, maxTextTokens, fitImages, maxLongSide)
     checkedProvider = provider
     checkedOutputDir = outputDir
     checkedMaxTextTokens = maxTextTokens
+    checkedFitImages = fitImages
+    checkedMaxLongSide = maxLongSide
   }
-  return { provider, outputDir, store, maxTextTokens }
+  return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide }
 }
 
 // ------------------------------------------------------------------ text
@@ -226,15 +238,16 @@ function readPart(part, options) {
 
 function convertMedia(how, media, options) {
   const { kind, data, mimeType, uri } = media
-  const { provider, outputDir, store, maxTextTokens } = options
-  return native.convertMedia(how, kind, data, mimeType, uri, provider, outputDir, store, maxTextTokens, isLatin1(data))
+  const { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide } = options
+  return native.convertMedia(how, kind, data, mimeType, uri, provider, outputDir, store, maxTextTokens, isLatin1(data), fitImages, maxLongSide)
 }
 
 /**
  * The part for native code's answer: a text, or `[mediaType, data, uri,
- * filename]` where `data` is base64, or null for the input itself (a
+ * filename, note]` where `data` is base64, or null for the input itself (a
  * canonical string, or bytes encoded here right after they were checked,
- * with no other JS in between), or the bytes an async conversion checked.
+ * with no other JS in between), or the bytes an async conversion checked;
+ * `note` (or null) is what to put beside an image made to fit.
  */
 function fromAnswer(answer, input) {
   if (typeof answer === 'string') return textPart(answer)
@@ -243,7 +256,13 @@ function fromAnswer(answer, input) {
   const data = typeof given === 'string' ? given : encodeBytes(given)
   const uri = answer[2]
   const filename = answer[3]
+  const note = answer[4]
   // Literals, not assignments: a setter on Object.prototype never runs.
+  if (note !== null && note !== undefined) {
+    if (uri === null) return { type: 'file', mediaType, data, note }
+    if (filename === null) return { type: 'file', mediaType, data, uri, note }
+    return { type: 'file', mediaType, data, uri, filename, note }
+  }
   if (uri === null) return { type: 'file', mediaType, data }
   if (filename === null) return { type: 'file', mediaType, data, uri }
   return { type: 'file', mediaType, data, uri, filename }
@@ -444,7 +463,7 @@ function toJson(value, depth) {
 
 /** The options of a whole result, each read once; the conversion ones checked as for toContent. */
 function readConvertOptions(options) {
-  const { provider, outputDir, store, maxTextTokens } = readOptions(options)
+  const { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide } = readOptions(options)
   let toolCallId
   let attachments
   let deferMedia
@@ -463,7 +482,7 @@ function readConvertOptions(options) {
     if (toolCallId === undefined) throw invalidArgument('`toolCallId` is required with `attachments`: media are queued once per tool call')
     queue = attachments
   }
-  return { provider, outputDir, store, maxTextTokens, toolCallId, queue, deferMedia }
+  return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, toolCallId, queue, deferMedia }
 }
 
 /** A result's parts (as readPart reads them), its error flag and its structured content as JSON text. */
@@ -486,7 +505,7 @@ function readResult(result, settings) {
 function startResult(result, options) {
   const settings = readConvertOptions(options)
   const read = readResult(result, settings)
-  const handle = native.resultNew(settings.provider, settings.deferMedia)
+  const handle = native.resultNew(settings.provider, settings.deferMedia, settings.fitImages, settings.maxLongSide)
   return { settings, read, handle }
 }
 
@@ -498,7 +517,7 @@ function resultMedia(how, job, media) {
 
 /** A converted text part of a result (no media, nothing to budget). */
 function textEntry(part) {
-  return { part, media: undefined, attachment: undefined, saved: undefined }
+  return { part, media: undefined, attachment: undefined, saved: undefined, note: undefined, placeholder: undefined }
 }
 
 /** A long text's entry in a whole result: its part, and the file holding the whole text. */
@@ -512,10 +531,11 @@ function longTextEntry(bounded, long) {
   return entry
 }
 
-function savedEntry(answer, media) {
-  const path = answer[2]
-  const byteLength = answer[3]
-  const mediaType = answer[4]
+/** The saved file whose path, size and type are at `at`, `at + 1`, `at + 2` of the answer. */
+function savedEntry(answer, media, at) {
+  const path = answer[at]
+  const byteLength = answer[at + 1]
+  const mediaType = answer[at + 2]
   if (typeof media.uri === 'string') return { path, byteLength, mediaType, uri: media.uri }
   return { path, byteLength, mediaType }
 }
@@ -527,11 +547,15 @@ function savedEntry(answer, media) {
  */
 function fromResultAnswer(answer, media) {
   if (answer[0] === 'text') {
-    const saved = answer[2] === null ? undefined : savedEntry(answer, media)
-    return { part: textPart(answer[1]), media, attachment: undefined, saved }
+    const saved = answer[2] === null ? undefined : savedEntry(answer, media, 2)
+    return { part: textPart(answer[1]), media, attachment: undefined, saved, note: undefined, placeholder: undefined }
   }
-  const part = fromAnswer([answer[1], answer[2], answer[3], answer[4]], media.data)
-  return { part, media, attachment: [answer[1], answer[5], answer[6], answer[7]], saved: undefined }
+  const part = fromAnswer([answer[1], answer[2], answer[3], answer[4], null], media.data)
+  // An image made to fit: its note goes beside it, its original is saved.
+  const note = answer[8] === null ? undefined : answer[8]
+  const saved = answer[9] === null ? undefined : savedEntry(answer, media, 9)
+  const placeholder = answer[12] === null ? undefined : answer[12]
+  return { part, media, attachment: [answer[1], answer[5], answer[6], answer[7]], saved, note, placeholder }
 }
 
 /**
@@ -595,16 +619,25 @@ function finishResult(job, converted, decision, spilled) {
     }
     const verdict = decision.verdicts[a]
     a++
+    if (entry.note !== undefined) append(content, textPart(entry.note))
+    if (entry.saved !== undefined) append(saved, entry.saved)
     if (verdict === true) {
       append(content, entry.part)
     } else if (typeof verdict === 'string') {
       append(content, textPart(verdict))
       append(deferred, entry.part)
     } else {
+      // Saved instead; or, held back by the many-image rule, made to fit it.
       const answer = fromResultAnswer(spilled[held], entry.media)
       held++
-      append(content, answer.part)
+      if (answer.note !== undefined) append(content, textPart(answer.note))
       if (answer.saved !== undefined) append(saved, answer.saved)
+      if (answer.placeholder !== undefined) {
+        append(content, textPart(answer.placeholder))
+        append(deferred, answer.part)
+      } else {
+        append(content, answer.part)
+      }
     }
   }
   if (read.structuredJson !== undefined && !structuredInText) append(content, textPart(read.structuredJson))

@@ -128,9 +128,17 @@ describe('strict Anthropic-like endpoint', () => {
     assert.ok(naive instanceof Anthropic.BadRequestError, `not refused: ${naive?.constructor?.name}`)
     assert.match(naive.message, /image exceeds 5 MB maximum: 6012056 bytes > 5242880 bytes/)
     const dir = tempDir(t)
-    for (const out of [toContent(part, { outputDir: dir }), await toContentAsync(part, { outputDir: dir })]) {
+    const spill = { fitImages: false, outputDir: dir }
+    for (const out of [toContent(part, spill), await toContentAsync(part, spill)]) {
       assert.equal(out.type, 'text')
       assert.match(out.text, /^\[Binary image \(image\/png, 4509042 bytes\): 6\.1 MB as base64, over the 5\.2 MB limit; saved to .+\]$/)
+      assert.equal((await send(request('screenshot', [modelBlock(out)]))).type, 'message')
+    }
+    // By default the image is made to fit: the endpoint takes it, within 5,242,880 characters.
+    for (const out of [toContent(part, { outputDir: dir }), await toContentAsync(part, { outputDir: dir })]) {
+      assert.equal(out.type, 'file')
+      assert.ok(out.data.length <= 5_242_880, `${out.data.length}`)
+      assert.match(out.note, /6\.1 MB as base64, over the 5\.2 MB limit\): original image\/png 2048x2048 px/)
       assert.equal((await send(request('screenshot', [modelBlock(out)]))).type, 'message')
     }
   })
@@ -149,7 +157,7 @@ describe('strict Anthropic-like endpoint', () => {
     const naive = await send(request('shot', [naiveBlock(over)])).catch((e) => e)
     assert.ok(naive instanceof Anthropic.BadRequestError, `not refused: ${naive?.constructor?.name}`)
     assert.match(naive.message, /image exceeds 5 MB maximum: 5242884 bytes > 5242880 bytes/)
-    const saved = toContent(over, { outputDir: tempDir(t) })
+    const saved = toContent(over, { fitImages: false, outputDir: tempDir(t) })
     assert.equal(saved.type, 'text')
     assert.equal((await send(request('shot', [modelBlock(saved)]))).type, 'message')
   })

@@ -40,8 +40,8 @@ async function both(t, part, options = {}) {
   const dirA = options.outputDir ?? tempDir(t)
   const dirB = options.outputDir ?? tempDir(t)
   const before = snapshot(part)
-  const a = toContent(part, { ...options, outputDir: dirA })
-  const b = await toContentAsync(part, { ...options, outputDir: dirB })
+  const a = toContent(part, { fitImages: false, ...options, outputDir: dirA })
+  const b = await toContentAsync(part, { fitImages: false, ...options, outputDir: dirB })
   assert.deepEqual(snapshot(part), before, 'input part was mutated')
   assertSameResult(assert, a, b)
   return { result: a, asyncResult: b, dir: dirA, asyncDir: dirB }
@@ -642,7 +642,7 @@ describe('base64 forms', () => {
 describe('byte inputs', () => {
   test('Uint8Array, Buffer, pooled Buffer and offset views give the same result as base64', async (t) => {
     for (const [bytes, mt] of [[png, 'image/png'], [Buffer.from('# md ✓'), 'text/markdown'], [parquet, 'application/vnd.apache.parquet'], [makePng(3, 3), 'image/png']]) {
-      const ref = toContent({ type: 'image', data: b64(bytes), mimeType: mt }, { outputDir: tempDir(t) })
+      const ref = toContent({ type: 'image', data: b64(bytes), mimeType: mt }, { fitImages: false, outputDir: tempDir(t) })
       const ab = new ArrayBuffer(bytes.length + 7)
       const view = new Uint8Array(ab, 5, bytes.length)
       view.set(bytes)
@@ -671,8 +671,8 @@ describe('byte inputs', () => {
   test('a Buffer input is not mutated or detached, even when sent on', async (t) => {
     const data = Buffer.from(png)
     const copy = Buffer.from(png)
-    const r1 = toContent({ type: 'image', data, mimeType: 'image/png' }, { outputDir: tempDir(t) })
-    const r2 = await toContentAsync({ type: 'image', data, mimeType: 'image/png' }, { outputDir: tempDir(t) })
+    const r1 = toContent({ type: 'image', data, mimeType: 'image/png' }, { fitImages: false, outputDir: tempDir(t) })
+    const r2 = await toContentAsync({ type: 'image', data, mimeType: 'image/png' }, { fitImages: false, outputDir: tempDir(t) })
     assert.ok(data.equals(copy))
     assert.equal(data.byteLength, png.length, 'buffer was detached')
     data.fill(0) // mutating the input afterwards must not change the results
@@ -697,14 +697,14 @@ describe('byte inputs', () => {
   })
 
   test('toContentAsync returns a Promise', async (t) => {
-    const p = toContentAsync({ type: 'text', text: 'x' }, { outputDir: tempDir(t) })
+    const p = toContentAsync({ type: 'text', text: 'x' }, { fitImages: false, outputDir: tempDir(t) })
     assert.ok(p instanceof Promise)
     assert.deepEqual(await p, TXT('x'))
   })
 
   test('async: the input buffer may be changed right after the call', async (t) => {
     const data = Buffer.from(png)
-    const pending = toContentAsync({ type: 'image', data, mimeType: 'image/png' }, { outputDir: tempDir(t) })
+    const pending = toContentAsync({ type: 'image', data, mimeType: 'image/png' }, { fitImages: false, outputDir: tempDir(t) })
     data.fill(0x41)
     // The bytes as they were at the call are what is checked and sent.
     checkFilePart(assert, await pending, { mediaType: 'image/png', bytes: png })
@@ -715,16 +715,16 @@ describe('store, outputDir and save failures', () => {
   test('saves into a ToolOutputStore given as store', async (t) => {
     const dir = tempDir(t)
     const store = new ToolOutputStore(dir)
-    const r = toContent({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, { store })
+    const r = toContent({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, { fitImages: false, store })
     checkSavedNote(assert, r, { head: 'Binary image', mediaType: 'image/bmp', bytes: bmp, dir: store.dir })
-    const r2 = await toContentAsync({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, { store })
+    const r2 = await toContentAsync({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, { fitImages: false, store })
     const n2 = checkSavedNote(assert, r2, { head: 'Binary image', mediaType: 'image/bmp', bytes: bmp, dir: store.dir })
     assert.notEqual(parseSavedNote(r.text).path, n2.path, 'two saves wrote the same file')
   })
 
   test('outputDir that does not exist yet is created', async (t) => {
     const dir = path.join(tempDir(t), 'a', 'b')
-    const r = toContent({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, { outputDir: dir })
+    const r = toContent({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, { fitImages: false, outputDir: dir })
     checkSavedNote(assert, r, { bytes: bmp, dir })
   })
 
@@ -753,11 +753,11 @@ describe('store, outputDir and save failures', () => {
     const outputDir = path.join(file, 'sub')
     const part = { type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }
     const re = new RegExp(`^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\): application/vnd\\.apache\\.parquet is not accepted; could not be saved: .+\\]$`, 's')
-    const a = toContent(part, { outputDir })
+    const a = toContent(part, { fitImages: false, outputDir })
     assert.match(a.text, re)
-    const b = await toContentAsync(part, { outputDir })
+    const b = await toContentAsync(part, { fitImages: false, outputDir })
     assert.match(b.text, re)
-    const c = toContent({ type: 'audio', data: b64(makeWav()), mimeType: 'audio/wav' }, { outputDir })
+    const c = toContent({ type: 'audio', data: b64(makeWav()), mimeType: 'audio/wav' }, { fitImages: false, outputDir })
     assert.match(c.text, /^\[Binary audio \(audio\/wav, \d+ bytes\): audio\/wav is not accepted; could not be saved: .+\]$/s)
   })
 
@@ -765,8 +765,8 @@ describe('store, outputDir and save failures', () => {
     const file = path.join(tempDir(t), 'plain-file')
     fs.writeFileSync(file, 'x')
     const outputDir = path.join(file, 'sub')
-    checkFilePart(assert, toContent({ type: 'image', data: b64(png), mimeType: 'image/png' }, { outputDir }), { mediaType: 'image/png', bytes: png })
-    assert.deepEqual(toContent({ type: 'resource', resource: { uri: 'u', mimeType: 'text/plain', blob: b64(Buffer.from('hi')) } }, { outputDir }), TXT('[Resource u (text/plain)]\nhi'))
+    checkFilePart(assert, toContent({ type: 'image', data: b64(png), mimeType: 'image/png' }, { fitImages: false, outputDir }), { mediaType: 'image/png', bytes: png })
+    assert.deepEqual(toContent({ type: 'resource', resource: { uri: 'u', mimeType: 'text/plain', blob: b64(Buffer.from('hi')) } }, { fitImages: false, outputDir }), TXT('[Resource u (text/plain)]\nhi'))
   })
 
   test("provider 'default' explicitly gives the same results", async (t) => {
@@ -809,7 +809,7 @@ describe('errors and garbage', () => {
       const before = snapshot(part)
       let r
       try {
-        r = toContent(part, { outputDir: tempDir(t) })
+        r = toContent(part, { fitImages: false, outputDir: tempDir(t) })
       } catch (e) {
         assert.ok(isCodedError(e), `${JSON.stringify(part)} threw without a code: ${e}`)
         continue
@@ -826,7 +826,7 @@ describe('errors and garbage', () => {
   })
 
   test('bad options throw INVALID_ARGUMENT', () => {
-    for (const options of [{ outputDir: 42 }, { provider: 'no-such-provider' }, { store: {} }, 'x', 7, () => {}, true]) {
+    for (const options of [{ fitImages: false, outputDir: 42 }, { provider: 'no-such-provider' }, { store: {} }, 'x', 7, () => {}, true]) {
       assert.throws(
         () => toContent({ type: 'image', data: b64(bmp), mimeType: 'image/bmp' }, options),
         (e) => isCodedError(e) && e.code === 'INVALID_ARGUMENT',
@@ -842,7 +842,7 @@ describe('errors and garbage', () => {
       const mimeType = mimes[i % mimes.length]
       for (const type of ['image', 'audio', 'media']) {
         const part = { type, data: i % 2 ? bytes : b64(bytes), mimeType }
-        const r = toContent(part, { outputDir: tempDir(t) })
+        const r = toContent(part, { fitImages: false, outputDir: tempDir(t) })
         assert.equal(r?.type, 'text', `random bytes as ${type} ${JSON.stringify(mimeType).slice(0, 40)} -> ${r?.type}`)
       }
     }
@@ -851,7 +851,7 @@ describe('errors and garbage', () => {
   test('a weird mime type never leads to a path outside the store', async (t) => {
     const dir = tempDir(t)
     for (const mimeType of ['application/../../x', 'image/x/../../../y', 'a/b\\..\\..\\c', 'application/x\u0000y']) {
-      const r = toContent({ type: 'audio', data: b64(randomBytes(100, 3)), mimeType }, { outputDir: dir })
+      const r = toContent({ type: 'audio', data: b64(randomBytes(100, 3)), mimeType }, { fitImages: false, outputDir: dir })
       const note = parseSavedNote(r.text)
       assert.ok(note, r.text)
       assert.equal(fs.realpathSync(path.dirname(note.path)), fs.realpathSync(dir), note.path)
@@ -886,7 +886,7 @@ describe('concurrency and threads', () => {
       if (kind === 2) inputs.push([{ type: 'resource', resource: { uri: `file:///${i}.md`, mimeType: 'text/markdown', blob: b64(Buffer.from(`# ${i}`)) } }, 'text'])
       if (kind === 3) inputs.push([{ type: 'image', data: randomBytes(100 + i, i + 1), mimeType: 'image/x-unknown' }, 'saved'])
     }
-    const results = await Promise.all(inputs.map(([p]) => toContentAsync(p, { outputDir: dir })))
+    const results = await Promise.all(inputs.map(([p]) => toContentAsync(p, { fitImages: false, outputDir: dir })))
     const paths = new Set()
     results.forEach((r, i) => {
       const [p, kind] = inputs[i]
@@ -906,7 +906,7 @@ describe('concurrency and threads', () => {
       { type: 'resource', resource: { uri: 'file:///README.md', mimeType: 'text/markdown', blob: b64(Buffer.from('# hi')) } },
       { type: 'image', data: b64(bmp), mimeType: 'image/bmp' },
     ]
-    const main = parts.map((p) => toContent(p, { outputDir: dir }))
+    const main = parts.map((p) => toContent(p, { fitImages: false, outputDir: dir }))
     const run = () =>
       new Promise((resolve, reject) => {
         const w = new Worker(path.join(testDir, 'fixtures', 'worker.mjs'), { workerData: { root: bindingPath, parts, dir } })

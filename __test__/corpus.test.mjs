@@ -60,8 +60,8 @@ describe('corpus sweep', () => {
         const part = build(bytes, name)
         let a, b
         try {
-          a = toContent(part, { outputDir: dirSync })
-          b = await toContentAsync(part, { outputDir: dirAsync })
+          a = toContent(part, { fitImages: false, outputDir: dirSync })
+          b = await toContentAsync(part, { fitImages: false, outputDir: dirAsync })
         } catch (e) {
           failures.push(`${name}: threw ${e && e.message}`)
           continue

@@ -27,8 +27,8 @@ const { toContent, toContentAsync } = loadBinding()
 /** toContent and toContentAsync for one provider, each into its own folder; they must agree. */
 async function convert(t, part, provider) {
   const dir = tempDir(t)
-  const sync = toContent(part, { provider, outputDir: dir })
-  const async_ = await toContentAsync(part, { provider, outputDir: tempDir(t) })
+  const sync = toContent(part, { fitImages: false, provider, outputDir: dir })
+  const async_ = await toContentAsync(part, { fitImages: false, provider, outputDir: tempDir(t) })
   assertSameResult(assert, sync, async_)
   return { result: sync, dir }
 }
@@ -102,7 +102,7 @@ describe('image size limit of each row, at both sides', () => {
     ]) {
       let png = makePng(64, 64, { fill: 'random', padTo: len })
       const dir = tempDir(t)
-      const result = toContent({ type: 'image', data: png, mimeType: 'image/png' }, { provider: 'google', outputDir: dir })
+      const result = toContent({ type: 'image', data: png, mimeType: 'image/png' }, { fitImages: false, provider: 'google', outputDir: dir })
       if (expected === 'file') {
         assert.equal(result.type, 'file')
         assert.equal(result.data.length, 100_000_000)

@@ -97,8 +97,8 @@ function normalise(result, { ignoreMediaType = false } = {}) {
 
 /** Native and reference results for one part, or a description of how they differ. */
 async function differ(part, options = {}) {
-  const native = await toContentAsync(part, { outputDir: dirs.native })
-  const js = await toContentJs(part, { outputDir: dirs.js })
+  const native = await toContentAsync(part, { fitImages: false, outputDir: dirs.native })
+  const js = await toContentJs(part, { fitImages: false, outputDir: dirs.js })
   const a = normalise(native, options)
   const b = normalise(js, options)
   try {

@@ -16,8 +16,8 @@ const { convertToolResult, convertToolResultSync, toContent, AttachmentQueue, es
 /** Both conversions, each saving in its own folder; they must agree. Returns the sync one. */
 async function both(t, result, options = {}) {
   const dir = tempDir(t)
-  const sync = convertToolResultSync(result, { ...options, outputDir: dir })
-  const async_ = await convertToolResult(result, { ...options, outputDir: tempDir(t) })
+  const sync = convertToolResultSync(result, { fitImages: false, ...options, outputDir: dir })
+  const async_ = await convertToolResult(result, { fitImages: false, ...options, outputDir: tempDir(t) })
   assert.deepEqual(normalized(async_), normalized(sync), 'sync and async results differ')
   return { converted: sync, dir }
 }

@@ -102,3 +102,12 @@ console.log('(!) after a scenario: the implementations made different decisions 
 console.log(formatTable(results))
 console.log('')
 for (const r of results) console.log(`${r.runtime.name} ${r.runtime.version}: ${r.file} (${r.durationSeconds.toFixed(0)} s)`)
+
+// Images made to fit, against sharp (benchmark/image-fit.mjs; alone: npm run bench:images):
+// current Node, full runs.
+if (!quick && !only) {
+  const out = path.join(resultsDir, `image-fit-${process.version}-${new Date().toISOString().slice(0, 10)}.json`)
+  const fit = spawnSync(process.execPath, ['--expose-gc', path.join(here, 'image-fit.mjs'), '--out', out], { stdio: 'inherit', cwd: root })
+  if (fit.status !== 0) console.error(`the image-fit benchmark failed, exit ${fit.status ?? fit.signal}`)
+  else console.log(`image-fit: ${path.relative(root, out)}`)
+}

@@ -229,3 +229,49 @@ export function dataOf(part) {
   if (part.type === 'resource') return part.resource.blob ?? part.resource.text
   return part.data
 }
+
+// ------------------------------------------------------------------ images made to fit
+
+/**
+ * A screenshot-like RGB image: a light page with dark text-like lines,
+ * coloured blocks and a gradient header, as PNG.
+ */
+async function screenshotPng(width, height) {
+  const { createRequire } = await import('node:module')
+  const sharp = createRequire(import.meta.url)('sharp')
+  const raw = Buffer.alloc(width * height * 3, 245)
+  for (let y = 0; y < height; y++) {
+    const row = y * width * 3
+    if (y < Math.min(80, height / 8)) {
+      for (let x = 0; x < width; x++) raw.set([30 + (x % 200), 60, 120], row + x * 3)
+    } else if (y % 24 < 12) {
+      // A "text" line: runs of dark pixels of varying length.
+      for (let x = 16; x < width - 16; x++) if ((x * 7 + y * 13) % 11 < 6) raw.set([33, 33, 33], row + x * 3)
+    } else if (y % 480 < 60) {
+      for (let x = 0; x < width / 3; x++) raw.set([200, 220, 255], row + x * 3)
+    }
+  }
+  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer()
+}
+
+/**
+ * Downscaling scenarios for benchmark/image-fit.mjs (part of `npm run
+ * bench`): `build(width?)` gives the MCP image part (base64, the wire form);
+ * `options` are mcp-content's, `maxSide` the box sharp resizes into.
+ */
+export const imageFitScenarios = [
+  {
+    id: 'fit-12mp-screenshot',
+    title: '12 MP screenshot 4000x3000 -> 1568 (maxLongSide)',
+    build: async (width = 4000) => image(b64(await screenshotPng(width, Math.round((width * 3) / 4))), 'image/png'),
+    options: { maxLongSide: 1568 },
+    maxSide: 1568,
+  },
+  {
+    id: 'fit-1280x20000-page',
+    title: 'full page 1280x20000 -> 512x8000 (default profile)',
+    build: async (width = 1280) => image(b64(await screenshotPng(width, Math.round((width * 20000) / 1280))), 'image/png'),
+    options: {},
+    maxSide: 8000,
+  },
+]

@@ -27,9 +27,10 @@ use napi::bindgen_prelude::*;
 use napi::{sys, Env, JsString, Task, Unknown, ValueType};
 use napi_derive::napi;
 
-use crate::budget::Candidate;
+use crate::budget::{Candidate, RequestExcess};
 use crate::classify::{self, Classification, Kind};
 use crate::content::{self, Converted, MediaKind, MediaPart, ModelPart, NoteStyle};
+use crate::image_fit::FitImages;
 use crate::payload::{Base64Output, Payload};
 use crate::provider::{self, Profile};
 use crate::route::Reason;
@@ -301,6 +302,7 @@ impl OwnedData {
 struct Settings {
     profile: &'static Profile,
     text_cap: TextCap,
+    fit: FitImages,
     store: Arc<store::ToolOutputStore>,
 }
 
@@ -309,6 +311,7 @@ fn settings(
     output_dir: Option<Unknown>,
     store: Option<Unknown>,
     max_text_tokens: Option<Unknown>,
+    fit: FitImages,
 ) -> Result<Settings, String> {
     let profile = profile_arg(provider)?;
     let store = store_setting(output_dir, store)?;
@@ -316,7 +319,34 @@ fn settings(
     Ok(Settings {
         profile,
         text_cap,
+        fit,
         store,
+    })
+}
+
+/// `fitImages` (a boolean, default true) and `maxLongSide` (a whole
+/// number of pixels, at least 1).
+fn fit_arg(
+    fit_images: Option<Unknown>,
+    max_long_side: Option<Unknown>,
+) -> Result<FitImages, String> {
+    let present = |v: &Unknown| !is_nullish(v).unwrap_or(false);
+    let enabled = match fit_images.filter(present) {
+        None => true,
+        Some(value) => bool_arg(Some(value), "fitImages")?,
+    };
+    let max_long_side = match number_arg(max_long_side, "maxLongSide")? {
+        None => None,
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => Some(n as u32),
+        Some(_) => {
+            return Err(invalid(
+                "`maxLongSide` must be a whole number of pixels, at least 1",
+            ))
+        }
+    };
+    Ok(FitImages {
+        enabled,
+        max_long_side,
     })
 }
 
@@ -359,14 +389,17 @@ fn store_setting(
 /// native conversion.
 #[napi(
     catch_unwind,
-    ts_args_type = "provider: unknown, outputDir: unknown, maxTextTokens: unknown"
+    ts_args_type = "provider: unknown, outputDir: unknown, maxTextTokens: unknown, fitImages: unknown, maxLongSide: unknown"
 )]
 pub fn check_options(
     provider: Option<Unknown>,
     output_dir: Option<Unknown>,
     max_text_tokens: Option<Unknown>,
+    fit_images: Option<Unknown>,
+    max_long_side: Option<Unknown>,
 ) -> Result<(), String> {
-    settings(provider, output_dir, None, max_text_tokens).map(|_| ())
+    let fit = fit_arg(fit_images, max_long_side)?;
+    settings(provider, output_dir, None, max_text_tokens, fit).map(|_| ())
 }
 
 /// A text part's text bounded by the cap: `null` when it is within the cap
@@ -388,7 +421,7 @@ pub fn bound_text(
     max_text_tokens: Option<Unknown>,
 ) -> Result<Either<Option<BoundedAnswer>, AsyncTask<BoundTextTask>>, String> {
     let how = string_arg(Some(how), "how")?;
-    let settings = settings(provider, output_dir, store, max_text_tokens)?;
+    let settings = settings(provider, output_dir, store, max_text_tokens, FitImages::OFF)?;
     let media_type = string_arg(media_type, "mediaType")?;
     let text = string_arg(Some(text), "text")?.unwrap_or_default();
     let task = BoundTextTask {
@@ -535,6 +568,8 @@ fn media_kind(value: Unknown) -> Result<MediaKind, String> {
 /// where a string made here would be copied into the JS heap).
 pub struct MediaAnswer {
     part: ModelPart,
+    /// The note beside a fitted image: `[..., note]` in the array.
+    note: Option<String>,
     checked_copy: Option<Vec<u8>>,
 }
 
@@ -654,6 +689,7 @@ impl ToNapiValue for MediaAnswer {
         }
         array.push(uri)?;
         array.push(filename)?;
+        array.push(answer.note)?;
         array.build()
     }
 }
@@ -664,30 +700,34 @@ fn convert_now(
     payload: Payload,
     settings: &Settings,
     disk: bool,
-) -> Result<Option<ModelPart>, String> {
+) -> Result<Option<Converted>, String> {
     let part = fields.part(payload);
+    let (profile, cap, fit) = (settings.profile, settings.text_cap, settings.fit);
     guarded(|| {
         Ok(if disk {
-            Some(content::media_to_content(
+            Some(content::convert_fitting(
                 &part,
-                settings.profile,
-                settings.text_cap,
+                profile,
+                cap,
+                fit,
                 &settings.store,
+                NoteStyle::Standard,
             ))
         } else {
-            content::media_to_content_without_disk(&part, settings.profile, settings.text_cap)
+            content::convert_without_disk_fitting(&part, profile, cap, fit)
         })
     })
 }
 
 /// A conversion allowed to write to disk always answers.
-fn answered(part: Option<ModelPart>) -> Result<ModelPart, String> {
-    part.ok_or_else(|| js_error(code::INTERNAL, "internal error: no answer"))
+fn answered(converted: Option<Converted>) -> Result<Converted, String> {
+    converted.ok_or_else(|| js_error(code::INTERNAL, "internal error: no answer"))
 }
 
-fn answer(part: ModelPart) -> MediaAnswer {
+fn answer(converted: Converted) -> MediaAnswer {
     MediaAnswer {
-        part,
+        part: converted.part,
+        note: converted.note,
         checked_copy: None,
     }
 }
@@ -699,7 +739,7 @@ pub struct MediaTask {
 }
 
 impl Task for MediaTask {
-    type Output = Result<ModelPart, String>;
+    type Output = Result<Converted, String>;
     type JsValue = MediaAnswer;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
@@ -708,7 +748,7 @@ impl Task for MediaTask {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        let part = output.map_err(|e| rejection(&env, e))?;
+        let Converted { part, note, .. } = output.map_err(|e| rejection(&env, e))?;
         // The bytes checked go back to be sent: never the caller's buffer.
         let checked_copy = match (&part, &mut self.data) {
             (
@@ -720,7 +760,11 @@ impl Task for MediaTask {
             ) => Some(std::mem::take(bytes)),
             _ => None,
         };
-        Ok(MediaAnswer { part, checked_copy })
+        Ok(MediaAnswer {
+            part,
+            note,
+            checked_copy,
+        })
     }
 }
 
@@ -741,7 +785,7 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
 /// promise of the conversion on the libuv thread pool.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean",
+    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean, fitImages: unknown, maxLongSide: unknown",
     ts_return_type = "MediaAnswer | undefined | Promise<MediaAnswer>"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -756,6 +800,8 @@ pub fn convert_media<'env>(
     store: Option<Unknown<'env>>,
     max_text_tokens: Option<Unknown<'env>>,
     data_is_latin1: Option<Unknown<'env>>,
+    fit_images: Option<Unknown<'env>>,
+    max_long_side: Option<Unknown<'env>>,
 ) -> Result<Either3<MediaAnswer, (), AsyncTask<MediaTask>>, String> {
     let how = string_arg(Some(how), "how")?;
     let fields = MediaFields {
@@ -763,7 +809,8 @@ pub fn convert_media<'env>(
         declared: string_arg(mime_type, "mimeType")?,
         uri: string_arg(uri, "uri")?,
     };
-    let settings = settings(provider, output_dir, store, max_text_tokens)?;
+    let fit = fit_arg(fit_images, max_long_side)?;
+    let settings = settings(provider, output_dir, store, max_text_tokens, fit)?;
     let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => {
@@ -794,6 +841,7 @@ pub fn convert_media<'env>(
 pub struct ResultPlan {
     profile: &'static Profile,
     defer: bool,
+    fit: FitImages,
     candidates: Vec<OwnedCandidate>,
     verdicts: Vec<Verdict>,
 }
@@ -858,18 +906,22 @@ fn bool_arg(value: Option<Unknown>, name: &str) -> Result<bool, String> {
 /// `deferMedia` says.
 #[napi(
     catch_unwind,
-    ts_args_type = "provider: unknown, deferMedia: unknown",
+    ts_args_type = "provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown",
     ts_return_type = "ResultHandle"
 )]
 pub fn result_new(
     provider: Option<Unknown>,
     defer_media: Option<Unknown>,
+    fit_images: Option<Unknown>,
+    max_long_side: Option<Unknown>,
 ) -> Result<ResultHandle, String> {
     let profile = profile_arg(provider)?;
     let defer = defer_arg(defer_media)?.defers(profile);
+    let fit = fit_arg(fit_images, max_long_side)?;
     Ok(External::new(ResultPlan {
         profile,
         defer,
+        fit,
         candidates: Vec::new(),
         verdicts: Vec::new(),
     }))
@@ -877,12 +929,27 @@ pub fn result_new(
 
 /// A media part of a result converted, and what the conversion found: for
 /// the entry, `['file', mediaType, data, uri, filename, byteLength, width,
-/// height]` (`data` as in [`MediaAnswer`]) or `['text', text, savedPath,
-/// savedByteLength, savedMediaType]` (the last three null when nothing was
-/// saved).
+/// height, note, savedPath, savedByteLength, savedMediaType, placeholder]`
+/// (`data` as in [`MediaAnswer`]; `note` and the saved original for a
+/// fitted image; `placeholder` for one fitted after the budget while media
+/// are deferred) or `['text', text, savedPath, savedByteLength,
+/// savedMediaType]` (the last three null when nothing was saved).
 pub struct ResultAnswer {
     converted: Converted,
     checked_copy: Option<Vec<u8>>,
+    placeholder: Option<String>,
+}
+
+/// A saved file as the answer gives it: path, byte length, media type.
+fn saved_fields(saved: Option<content::Saved>) -> (Option<String>, Option<f64>, Option<String>) {
+    match saved {
+        Some(saved) => (
+            Some(saved.path),
+            Some(saved.byte_length as f64),
+            Some(saved.media_type),
+        ),
+        None => (None, None, None),
+    }
 }
 
 impl TypeName for ResultAnswer {
@@ -902,20 +969,14 @@ impl ToNapiValue for ResultAnswer {
             part,
             attached,
             saved,
+            note,
         } = answer.converted;
         let array = match part {
             ModelPart::Text(text) => {
                 let mut array = DefinedArray::new(raw_env);
                 array.push("text")?;
                 array.push(text)?;
-                let (path, byte_length, media_type) = match saved {
-                    Some(saved) => (
-                        Some(saved.path),
-                        Some(saved.byte_length as f64),
-                        Some(saved.media_type),
-                    ),
-                    None => (None, None, None),
-                };
+                let (path, byte_length, media_type) = saved_fields(saved);
                 array.push(path)?;
                 array.push(byte_length)?;
                 array.push(media_type)?;
@@ -946,6 +1007,12 @@ impl ToNapiValue for ResultAnswer {
                 array.push(byte_length)?;
                 array.push(dimensions.map(|d| d.0))?;
                 array.push(dimensions.map(|d| d.1))?;
+                array.push(note)?;
+                let (path, byte_length, media_type) = saved_fields(saved);
+                array.push(path)?;
+                array.push(byte_length)?;
+                array.push(media_type)?;
+                array.push(answer.placeholder)?;
                 array
             }
         };
@@ -981,6 +1048,7 @@ struct ResultMedia {
     fields: MediaFields,
     profile: &'static Profile,
     text_cap: TextCap,
+    fit: FitImages,
     store: Arc<store::ToolOutputStore>,
     style: NoteStyle,
 }
@@ -990,15 +1058,16 @@ impl ResultMedia {
         let part = self.fields.part(payload);
         guarded(|| {
             Ok(if disk {
-                Some(content::convert(
+                Some(content::convert_fitting(
                     &part,
                     self.profile,
                     self.text_cap,
+                    self.fit,
                     &self.store,
                     self.style,
                 ))
             } else {
-                content::convert_without_disk(&part, self.profile, self.text_cap)
+                content::convert_without_disk_fitting(&part, self.profile, self.text_cap, self.fit)
             })
         })
     }
@@ -1024,6 +1093,7 @@ impl Task for ResultMediaTask {
         Ok(ResultAnswer {
             converted,
             checked_copy,
+            placeholder: None,
         })
     }
 }
@@ -1059,6 +1129,7 @@ pub fn result_media<'env>(
         },
         profile: plan.profile,
         text_cap: text_cap_arg(max_text_tokens)?,
+        fit: plan.fit,
         store: store_setting(output_dir, store)?,
         style: style(plan.defer),
     };
@@ -1067,6 +1138,7 @@ pub fn result_media<'env>(
     let answer = |converted| ResultAnswer {
         converted,
         checked_copy: None,
+        placeholder: None,
     };
     match how.as_deref() {
         Some("sync") => {
@@ -1142,7 +1214,15 @@ pub fn result_decide<'env>(
             dimensions: c.dimensions,
         })
         .collect();
-    let verdicts = guarded(|| Ok(tool_result::decide(plan.profile, plan.defer, &candidates)))?;
+    let fit = plan.fit.enabled;
+    let verdicts = guarded(|| {
+        Ok(tool_result::decide_fitting(
+            plan.profile,
+            plan.defer,
+            &candidates,
+            fit,
+        ))
+    })?;
     let build = || -> napi::Result<RawValue> {
         let mut list = DefinedArray::new(env.raw());
         for verdict in &verdicts {
@@ -1169,22 +1249,56 @@ struct HeldMedia {
     media_type: String,
     reason: Reason,
     profile: &'static Profile,
+    fit: FitImages,
+    defer: bool,
     store: Arc<store::ToolOutputStore>,
     style: NoteStyle,
 }
 
 impl HeldMedia {
-    fn spill(&self, payload: Payload) -> Result<Converted, String> {
+    /// Save it; or, when it is held back by the many-image rule and images
+    /// are made to fit, fit it to that rule's side limit.
+    fn spill(&self, payload: Payload) -> Result<ResultAnswer, String> {
         let part = MediaPart::new(self.kind, self.uri.as_deref(), None, payload);
-        guarded(|| {
-            Ok(content::spill_attachment(
-                &part,
-                &self.media_type,
-                &self.reason,
-                self.profile,
-                &self.store,
-                self.style,
-            ))
+        let many_images = match self.reason {
+            Reason::Request(RequestExcess::ManyImages { max_side, .. }) if self.fit.enabled => {
+                Some(max_side)
+            }
+            _ => None,
+        };
+        let converted = guarded(|| {
+            Ok(match many_images {
+                Some(max_side) => content::fit_attachment(
+                    &part,
+                    &self.media_type,
+                    &self.reason,
+                    max_side,
+                    self.fit,
+                    self.profile,
+                    &self.store,
+                    self.style,
+                ),
+                None => content::spill_attachment(
+                    &part,
+                    &self.media_type,
+                    &self.reason,
+                    self.profile,
+                    &self.store,
+                    self.style,
+                ),
+            })
+        })?;
+        // A fitted image goes where the others go: deferred, when they are.
+        let placeholder = match (&converted.part, self.defer) {
+            (ModelPart::File { media_type, .. }, true) => converted
+                .attached
+                .map(|a| note::attached_below(media_type, "image", a.byte_length)),
+            _ => None,
+        };
+        Ok(ResultAnswer {
+            converted,
+            checked_copy: None,
+            placeholder,
         })
     }
 }
@@ -1195,7 +1309,7 @@ pub struct ResultSpillTask {
 }
 
 impl Task for ResultSpillTask {
-    type Output = Result<Converted, String>;
+    type Output = Result<ResultAnswer, String>;
     type JsValue = ResultAnswer;
 
     fn compute(&mut self) -> napi::Result<Self::Output> {
@@ -1203,11 +1317,7 @@ impl Task for ResultSpillTask {
     }
 
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
-        let converted = output.map_err(|e| rejection(&env, e))?;
-        Ok(ResultAnswer {
-            converted,
-            checked_copy: None,
-        })
+        output.map_err(|e| rejection(&env, e))
     }
 }
 
@@ -1245,18 +1355,14 @@ pub fn result_spill<'env>(
         media_type: candidate.media_type.clone(),
         reason,
         profile: plan.profile,
+        fit: plan.fit,
+        defer: plan.defer,
         store: store_setting(output_dir, store)?,
         style: style(plan.defer),
     };
     let data = DataArg::read(Some(data), false)?;
     match how.as_deref() {
-        Some("sync") => {
-            let converted = data.with_payload("data", |p| held.spill(p))??;
-            Ok(Either::A(ResultAnswer {
-                converted,
-                checked_copy: None,
-            }))
-        }
+        Some("sync") => Ok(Either::A(data.with_payload("data", |p| held.spill(p))??)),
         Some("async") => Ok(Either::B(AsyncTask::new(ResultSpillTask {
             data: data.into_owned("data")?,
             held,

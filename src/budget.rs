@@ -48,6 +48,17 @@ pub enum RequestExcess {
 /// back, all of them or only as many as it takes to come down to the
 /// threshold, whichever keeps more images.
 pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestExcess>> {
+    allot_fitting(profile, candidates, false)
+}
+
+/// [`allot`]; with `fit`, large images are made to fit rather than held
+/// back, so they stay in the count: past the threshold, every image over
+/// the side limit is marked (and then fitted to it), none is dropped.
+pub fn allot_fitting(
+    profile: &Profile,
+    candidates: &[Candidate],
+    fit: bool,
+) -> Vec<Option<RequestExcess>> {
     let limits = &profile.request;
     let classes: Vec<Option<MediaClass>> = candidates
         .iter()
@@ -62,7 +73,7 @@ pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestE
         }
         verdicts.push(excess);
     }
-    apply_many_images(profile, candidates, &classes, &mut verdicts);
+    apply_many_images(profile, candidates, &classes, &mut verdicts, fit);
     verdicts
 }
 
@@ -142,6 +153,7 @@ fn apply_many_images(
     candidates: &[Candidate],
     classes: &[Option<MediaClass>],
     verdicts: &mut [Option<RequestExcess>],
+    fit: bool,
 ) {
     let Some(rule) = profile.request.many_images else {
         return;
@@ -166,7 +178,11 @@ fn apply_many_images(
     };
     let large: Vec<usize> = kept.iter().copied().filter(|&i| is_large(i)).collect();
     let small = kept.len() - large.len();
-    let room = (rule.over as usize).saturating_sub(small);
+    let room = if fit {
+        0
+    } else {
+        (rule.over as usize).saturating_sub(small)
+    };
     for &i in large.iter().skip(room) {
         let (width, height) = candidates[i].dimensions.unwrap_or((0, 0));
         verdicts[i] = Some(RequestExcess::ManyImages {

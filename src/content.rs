@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use crate::base64_data;
 use crate::charset;
 use crate::classify::{self, Classification};
+use crate::image_fit::{self, FitImages, Target};
 use crate::media_type;
 use crate::note::{self, Label};
 use crate::payload::{Base64Output, Data, Payload};
@@ -108,8 +109,10 @@ pub struct Converted {
     pub part: ModelPart,
     /// For a file part: the decoded size and the pixel size, for budgets.
     pub attached: Option<Attached>,
-    /// The file a spill wrote.
+    /// The file a spill wrote, or the original of a fitted image.
     pub saved: Option<Saved>,
+    /// For a fitted image: the note to put beside it.
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +134,7 @@ impl Converted {
             part,
             attached: None,
             saved: None,
+            note: None,
         }
     }
 }
@@ -143,8 +147,45 @@ pub fn convert(
     store: &ToolOutputStore,
     style: NoteStyle,
 ) -> Converted {
-    match plan(part, profile, cap) {
+    convert_fitting(part, profile, cap, FitImages::OFF, store, style)
+}
+
+/// [`convert`], with images made to fit as `fit` says (`image_fit`).
+pub fn convert_fitting(
+    part: &MediaPart,
+    profile: &Profile,
+    cap: TextCap,
+    fit: FitImages,
+    store: &ToolOutputStore,
+    style: NoteStyle,
+) -> Converted {
+    match plan(part, profile, cap, fit) {
         Plan::Done(converted) => converted,
+        Plan::Fit {
+            data,
+            media_type,
+            label,
+            reason,
+            as_is,
+            target,
+            animated,
+        } => {
+            let fitting = Fitting {
+                part,
+                label,
+                media_type: &media_type,
+                max_long_side: fit.max_long_side,
+            };
+            fitting.run(
+                &data,
+                reason,
+                as_is,
+                &target,
+                animated,
+                store,
+                notes(style, profile),
+            )
+        }
         Plan::Save {
             data,
             media_type,
@@ -174,10 +215,188 @@ pub fn convert_without_disk(
     profile: &Profile,
     cap: TextCap,
 ) -> Option<Converted> {
-    match plan(part, profile, cap) {
+    convert_without_disk_fitting(part, profile, cap, FitImages::OFF)
+}
+
+/// [`convert_without_disk`], with images made to fit as `fit` says: an
+/// image to fit is `None` too (its original is saved, and decoding and
+/// resizing belong off the JS thread).
+pub fn convert_without_disk_fitting(
+    part: &MediaPart,
+    profile: &Profile,
+    cap: TextCap,
+    fit: FitImages,
+) -> Option<Converted> {
+    match plan(part, profile, cap, fit) {
         Plan::Done(converted) => Some(converted),
-        Plan::Save { .. } | Plan::SaveText { .. } => None,
+        Plan::Save { .. } | Plan::SaveText { .. } | Plan::Fit { .. } => None,
     }
+}
+
+/// A held-back attachment of a whole result made to fit `max_side` (the
+/// many-image rule) instead of saved; saved as [`spill_attachment`] does
+/// when it cannot be.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_attachment(
+    part: &MediaPart,
+    media_type: &str,
+    reason: &Reason,
+    max_side: u32,
+    fit: FitImages,
+    profile: &Profile,
+    store: &ToolOutputStore,
+    style: NoteStyle,
+) -> Converted {
+    let target = route::fit_target(profile, fit.max_long_side).map(|t| Target {
+        max_side: Some(t.max_side.map_or(max_side, |m| m.min(max_side))),
+        ..t
+    });
+    let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {
+        return spill_attachment(part, media_type, reason, profile, store, style);
+    };
+    let fitting = Fitting {
+        part,
+        label: label(part),
+        media_type,
+        max_long_side: fit.max_long_side,
+    };
+    fitting.run(
+        &data,
+        Some(reason.clone()),
+        None,
+        &target,
+        false,
+        store,
+        notes(style, profile),
+    )
+}
+
+/// An image being made to fit, and what its note needs.
+struct Fitting<'p, 'a> {
+    part: &'p MediaPart<'a>,
+    label: Label<'a>,
+    /// The source's (sniffed) type.
+    media_type: &'p str,
+    max_long_side: Option<u32>,
+}
+
+impl Fitting<'_, '_> {
+    /// Fit the image and save the original; when it cannot be fitted, save
+    /// it with the reason (or send it as it is, when it was within limits).
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        data: &Data,
+        reason: Option<Reason>,
+        as_is: Option<(&'static str, Attached)>,
+        target: &Target,
+        animated: bool,
+        store: &ToolOutputStore,
+        notes: Notes,
+    ) -> Converted {
+        let fitted = match image_fit::fit(data.full(), target, animated) {
+            Ok(fitted) => fitted,
+            Err(error) => {
+                return match (reason, as_is) {
+                    (None, Some(as_is)) => self.as_it_is(data, as_is),
+                    (Some(reason), _) => {
+                        let reason = Reason::NotFitted {
+                            reason: Box::new(reason),
+                            problem: error.to_string(),
+                        };
+                        spill(data, self.media_type, self.label, &reason, store, notes)
+                    }
+                    (None, None) => {
+                        let reason = Reason::NotFitted {
+                            reason: Box::new(Reason::UnknownPixelSize),
+                            problem: error.to_string(),
+                        };
+                        spill(data, self.media_type, self.label, &reason, store, notes)
+                    }
+                };
+            }
+        };
+        let byte_length = data.len() as u64;
+        let extension = media_type::extension(self.media_type);
+        let saved = store
+            .check_fits(byte_length)
+            .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)));
+        let saved_path = saved
+            .as_ref()
+            .map(|s| s.path.to_string_lossy().into_owned());
+        let error_words = saved.as_ref().err().map(ToString::to_string);
+        let note = note::fitted(
+            self.label,
+            reason.as_ref(),
+            self.max_long_side,
+            note::ImageFacts {
+                media_type: self.media_type,
+                width: fitted.source_width,
+                height: fitted.source_height,
+                byte_length,
+            },
+            note::ImageFacts {
+                media_type: fitted.media_type,
+                width: fitted.width,
+                height: fitted.height,
+                byte_length: fitted.bytes.len() as u64,
+            },
+            fitted.first_frame,
+            match (&saved_path, &error_words) {
+                (Ok(path), _) => Ok(path.as_str()),
+                (Err(_), Some(error)) => Err(error.as_str()),
+                (Err(_), None) => Err("not saved"),
+            },
+        );
+        let sent_extension = media_type::extension(fitted.media_type);
+        Converted {
+            part: ModelPart::File {
+                media_type: fitted.media_type,
+                data: Base64Output::Encoded(base64_data::encode(&fitted.bytes)),
+                uri: self.part.uri.map(str::to_owned),
+                filename: self
+                    .part
+                    .uri
+                    .and_then(file_name)
+                    .map(|name| with_extension(&name, sent_extension)),
+            },
+            attached: Some(Attached {
+                byte_length: fitted.bytes.len() as u64,
+                dimensions: Some((fitted.width, fitted.height)),
+            }),
+            saved: saved_path.ok().map(|path| Saved {
+                path,
+                byte_length,
+                media_type: self.media_type.to_string(),
+            }),
+            note: Some(note),
+        }
+    }
+
+    /// An image within the provider's limits that could not be made
+    /// smaller for `maxLongSide`: sent as it is.
+    fn as_it_is(&self, data: &Data, as_is: (&'static str, Attached)) -> Converted {
+        Converted {
+            part: ModelPart::File {
+                media_type: as_is.0,
+                data: data.canonical_base64(),
+                uri: self.part.uri.map(str::to_owned),
+                filename: self.part.uri.and_then(file_name),
+            },
+            attached: Some(as_is.1),
+            saved: None,
+            note: None,
+        }
+    }
+}
+
+/// `name` with its extension replaced by `extension` (or added).
+fn with_extension(name: &str, extension: &str) -> String {
+    let stem = match name.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem,
+        _ => name,
+    };
+    format!("{stem}.{extension}")
 }
 
 /// Save a part that could be attached but is held back (a whole result's
@@ -212,6 +431,17 @@ pub fn spill_attachment(
 /// A media part's outcome, short of the disk write a spill needs.
 enum Plan<'a> {
     Done(Converted),
+    /// An image to make fit `target`, its original saved.
+    Fit {
+        data: Data<'a>,
+        media_type: String,
+        label: Label<'a>,
+        reason: Option<Reason>,
+        /// Without a reason: the file part to send if fitting fails.
+        as_is: Option<(&'static str, Attached)>,
+        target: Target,
+        animated: bool,
+    },
     Save {
         data: Data<'a>,
         media_type: String,
@@ -240,7 +470,7 @@ fn label<'a>(part: &MediaPart<'a>) -> Label<'a> {
     }
 }
 
-fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
+fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImages) -> Plan<'a> {
     let label = label(part);
     let declared = part
         .declared_media_type
@@ -259,7 +489,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
     let charset = part.declared_media_type.and_then(charset::from_media_type);
     let c = classify::classify_data(&data, declared, charset);
 
-    let (save_as, reason) = match route::decide(&c, profile) {
+    let (save_as, reason) = match route::decide_with_fit(&c, profile, fit) {
         Route::Unreadable => {
             let problem = c.problem().unwrap_or("unreadable data");
             return done(note::unreadable(label, &c.media_type, problem));
@@ -285,6 +515,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
                     dimensions: c.dimensions,
                 }),
                 saved: None,
+                note: None,
             });
         }
         Route::Text { media_type } => {
@@ -327,6 +558,28 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap) -> Plan<'a> {
             }
         }
         Route::Spill { media_type, reason } => (media_type, reason),
+        Route::Fit {
+            media_type,
+            reason,
+            target,
+        } => {
+            let as_is = c.sniffed_media_type.map(|sniffed| {
+                let attached = Attached {
+                    byte_length: c.byte_length,
+                    dimensions: c.dimensions,
+                };
+                (sniffed, attached)
+            });
+            return Plan::Fit {
+                data,
+                media_type,
+                label,
+                reason,
+                as_is,
+                target,
+                animated: c.animated,
+            };
+        }
     };
     Plan::Save {
         data,
@@ -396,6 +649,7 @@ fn spill(
                     byte_length,
                     media_type: media_type.to_string(),
                 }),
+                note: None,
             }
         }
         Err(error) => {
@@ -466,6 +720,7 @@ fn spill_text(
         part: ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved)),
         attached: None,
         saved: file,
+        note: None,
     }
 }
 

@@ -174,6 +174,12 @@ pub fn reason(why: &Reason) -> String {
         Reason::UserMessageOnly { media_type } => {
             format!("{media_type} is not accepted inside a tool result")
         }
+        Reason::NotFitted {
+            reason: why,
+            problem,
+        } => {
+            format!("{}; it could not be made to fit: {problem}", reason(why))
+        }
     }
 }
 
@@ -213,6 +219,79 @@ fn unit_suffix(limit: SizeLimit) -> &'static str {
         SizeLimit::DecodedBytes(_) => "",
         SizeLimit::Base64Chars(_) => " as base64",
     }
+}
+
+/// One image's format, pixel size and bytes: `image/png 1280x20000 px, 5.4 MB`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageFacts<'a> {
+    pub media_type: &'a str,
+    pub width: u32,
+    pub height: u32,
+    pub byte_length: u64,
+}
+
+impl ImageFacts<'_> {
+    fn words(&self) -> String {
+        format!(
+            "{} {}x{} px, {}",
+            server(self.media_type),
+            self.width,
+            self.height,
+            size_words(self.byte_length)
+        )
+    }
+}
+
+/// `340 KB` under a megabyte (KB as the deferred placeholders count them:
+/// round(bytes / 1024), at least 1), else `5.4 MB` (decimal, rounded up, as
+/// limits are worded).
+fn size_words(n: u64) -> String {
+    if n < 1_000_000 {
+        format!("{} KB", (n.saturating_add(512) / 1024).max(1))
+    } else {
+        format!("{} MB", megabytes_up(n))
+    }
+}
+
+/// Where the original of a fitted image went: its path, or why not.
+pub type OriginalSaved<'a> = Result<&'a str, &'a str>;
+
+/// `[Image resized to fit (<reason>): original <facts>, saved to <path>;
+/// sent <facts>]`, beside a fitted image. `why` is `None` for an image made
+/// smaller only for `maxLongSide`.
+pub fn fitted(
+    label: Label,
+    why: Option<&Reason>,
+    max_long_side: Option<u32>,
+    original: ImageFacts,
+    sent: ImageFacts,
+    first_frame: bool,
+    saved: OriginalSaved,
+) -> String {
+    let resized = (original.width, original.height) != (sent.width, sent.height);
+    let converted = original.media_type != sent.media_type;
+    let done = match (first_frame, resized, converted) {
+        (true, _, _) => "sent as its first frame",
+        (false, true, true) => "resized and converted",
+        (false, true, false) => "resized",
+        (false, false, true) => "converted",
+        (false, false, false) => "re-encoded",
+    };
+    let why = match (why, max_long_side) {
+        (Some(why), _) => reason(why),
+        (None, Some(max)) => format!("longer than maxLongSide, {max} px"),
+        (None, None) => "to fit".into(),
+    };
+    let saved = match saved {
+        Ok(path) => format!("saved to {path}"),
+        Err(error) => format!("not saved ({error})"),
+    };
+    format!(
+        "[{} {done} to fit ({why}): original {}, {saved}; sent {}]",
+        label.title(),
+        original.words(),
+        sent.words()
+    )
 }
 
 /// `<mediaType> <noun>, <KB> KB`, decocms' way of naming media for the

@@ -3,6 +3,7 @@
 
 use crate::budget::RequestExcess;
 use crate::classify::{Classification, Kind};
+use crate::image_fit::{self, FitImages, Target};
 use crate::media_type;
 use crate::provider::{AttachLimits, Profile, SizeLimit};
 
@@ -16,6 +17,15 @@ pub enum Route {
     Text { media_type: String },
     /// Saved by the store; the note names this media type and the reason.
     Spill { media_type: String, reason: Reason },
+    /// An image made to fit `target` (see `image_fit`): the original is
+    /// saved. `reason` is why it could not go as it is, and what the note
+    /// says if fitting fails; `None` when it could, but is over
+    /// `maxLongSide` (then it goes as it is if fitting fails).
+    Fit {
+        media_type: String,
+        reason: Option<Reason>,
+        target: Target,
+    },
 }
 
 /// Why a part is saved rather than attached or sent as text. `note::reason`
@@ -53,19 +63,27 @@ pub enum Reason {
     /// A type the provider takes only in a user message, and media are not
     /// deferred to one.
     UserMessageOnly { media_type: String },
+    /// Held back for `reason`, and could not be made to fit: `problem`.
+    NotFitted {
+        reason: Box<Reason>,
+        problem: String,
+    },
 }
 
 impl Reason {
     /// A sendable part held back by a limit (its own or the request's),
     /// rather than something wrong with its type or bytes.
     pub fn is_limit(&self) -> bool {
-        matches!(
-            self,
-            Reason::OverLimits { .. }
-                | Reason::Request(_)
-                | Reason::Animated { .. }
-                | Reason::Pages { .. }
-        )
+        match self {
+            Reason::NotFitted { reason, .. } => reason.is_limit(),
+            _ => matches!(
+                self,
+                Reason::OverLimits { .. }
+                    | Reason::Request(_)
+                    | Reason::Animated { .. }
+                    | Reason::Pages { .. }
+            ),
+        }
     }
 }
 
@@ -113,6 +131,72 @@ pub fn decide(c: &Classification, profile: &Profile) -> Route {
         media_type: c.media_type.clone(),
         reason: spill_reason(c),
     }
+}
+
+/// [`decide`], with images made to fit where `fit` says: an image the
+/// provider refuses for its sides, bytes, animation or format, that the
+/// decoders here read, goes out resized or converted instead of saved; one
+/// over `maxLongSide` is made smaller.
+pub fn decide_with_fit(c: &Classification, profile: &Profile, fit: FitImages) -> Route {
+    let route = decide(c, profile);
+    if !fit.enabled {
+        return route;
+    }
+    let Some(target) = fit_target(profile, fit.max_long_side) else {
+        return route;
+    };
+    let source = match c.sniffed_media_type {
+        Some(sniffed) if image_fit::decodes(sniffed) && c.defect.is_none() => sniffed,
+        _ => return route,
+    };
+    match route {
+        Route::Attach { media_type } => {
+            let long_side = c.dimensions.map_or(0, |(w, h)| w.max(h));
+            match fit.max_long_side {
+                Some(max) if long_side > max && c.repair.is_none() => Route::Fit {
+                    media_type: media_type.to_string(),
+                    reason: None,
+                    target,
+                },
+                _ => route,
+            }
+        }
+        Route::Spill { reason, .. } if fits_by_resizing(&reason) => Route::Fit {
+            media_type: source.to_string(),
+            reason: Some(reason),
+            target,
+        },
+        _ => route,
+    }
+}
+
+/// Reasons a decoded, resized, re-encoded image gets past.
+fn fits_by_resizing(reason: &Reason) -> bool {
+    matches!(
+        reason,
+        Reason::OverLimits { .. }
+            | Reason::UnknownPixelSize
+            | Reason::Animated { .. }
+            | Reason::NotAccepted { .. }
+    )
+}
+
+/// What a fitted image must be for `profile`: within the sides and bytes of
+/// both its PNG and JPEG rows (the output may be either), and within
+/// `max_long_side`. `None` when the provider takes neither.
+pub fn fit_target(profile: &Profile, max_long_side: Option<u32>) -> Option<Target> {
+    let png = profile.attach_limits("image/png");
+    let jpeg = profile.attach_limits("image/jpeg");
+    let rows = [png, jpeg];
+    let rows = rows.iter().flatten();
+    let max_bytes = rows.clone().map(|l| l.max_size.max_decoded_len()).min()?;
+    let max_side = rows.filter_map(|l| l.max_side).chain(max_long_side).min();
+    Some(Target {
+        max_side,
+        max_bytes,
+        png: png.is_some(),
+        jpeg: jpeg.is_some(),
+    })
 }
 
 /// Why an attachable type cannot be attached, or `None` when it can: a
@@ -522,5 +606,103 @@ pub(crate) mod tests {
     #[test]
     fn empty_is_unreadable() {
         assert_eq!(route(b"", Some("image/png")), Route::Unreadable);
+    }
+
+    fn route_fit(data: &[u8], declared: &str, profile: &Profile, fit: FitImages) -> Route {
+        decide_with_fit(
+            &classify(Payload::Bytes(data), Some(declared)),
+            profile,
+            fit,
+        )
+    }
+
+    /// The corpus PNG with its IHDR saying `width` x `height` (real CRC).
+    fn png_sized(width: u32, height: u32) -> Vec<u8> {
+        let mut png = FIXTURE_PNG.to_vec();
+        png[16..20].copy_from_slice(&width.to_be_bytes());
+        png[20..24].copy_from_slice(&height.to_be_bytes());
+        let crc = crc32fast::hash(&png[12..29]);
+        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        png
+    }
+
+    #[test]
+    fn images_over_limits_are_fitted_when_asked() {
+        use crate::provider::{ANTHROPIC, BEDROCK, OPENAI};
+        let wide = png_sized(9000, 133);
+        let Route::Fit {
+            media_type,
+            reason: Some(Reason::OverLimits { .. }),
+            target,
+        } = route_fit(&wide, "image/png", &DEFAULT, FitImages::ON)
+        else {
+            panic!("a 9000 px PNG is not fitted");
+        };
+        assert_eq!(media_type, "image/png");
+        assert_eq!(
+            target,
+            Target {
+                max_side: Some(8000),
+                max_bytes: 3_932_160,
+                png: true,
+                jpeg: true
+            }
+        );
+        // Off: saved as before.
+        assert!(matches!(
+            route_fit(&wide, "image/png", &DEFAULT, FitImages::OFF),
+            Route::Spill { .. }
+        ));
+        // Byte limits come from the profile: Anthropic's 10 MB of base64, Bedrock's bytes.
+        assert_eq!(fit_target(&ANTHROPIC, None).unwrap().max_bytes, 7_864_320);
+        assert_eq!(fit_target(&BEDROCK, None).unwrap().max_bytes, 3_932_160);
+        // No side limit for OpenAI, unless maxLongSide gives one.
+        assert_eq!(fit_target(&OPENAI, None).unwrap().max_side, None);
+        assert_eq!(
+            fit_target(&OPENAI, Some(1568)).unwrap().max_side,
+            Some(1568)
+        );
+        assert_eq!(
+            fit_target(&DEFAULT, Some(9000)).unwrap().max_side,
+            Some(8000)
+        );
+    }
+
+    #[test]
+    fn refused_formats_animations_and_long_sides_are_fitted() {
+        use crate::provider::OPENAI;
+        let bmp: &[u8] = include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/__test__/fixtures/file-type/fixture.bmp"
+        ));
+        assert!(matches!(
+            route_fit(bmp, "image/bmp", &DEFAULT, FitImages::ON),
+            Route::Fit {
+                reason: Some(Reason::NotAccepted { .. }),
+                ..
+            }
+        ));
+        // Within every limit: attached, unless longer than maxLongSide.
+        let long = FitImages {
+            enabled: true,
+            max_long_side: Some(100),
+        };
+        assert!(matches!(
+            route(FIXTURE_PNG, Some("image/png")),
+            Route::Attach { .. }
+        ));
+        assert!(matches!(
+            route_fit(FIXTURE_PNG, "image/png", &OPENAI, long),
+            Route::Fit { reason: None, .. }
+        ));
+        // Text declared as an image and unreadable data are not images to fit.
+        assert!(matches!(
+            route_fit(b"Not Found\n", "image/png", &DEFAULT, FitImages::ON),
+            Route::Spill { .. }
+        ));
+        assert_eq!(
+            route_fit(b"", "image/png", &DEFAULT, FitImages::ON),
+            Route::Unreadable
+        );
     }
 }

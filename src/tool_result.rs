@@ -43,6 +43,18 @@ pub enum Verdict {
 /// Decide, for the attachments of one result in content order, where each
 /// goes. `defer` is [`DeferMode::defers`] for the profile.
 pub fn decide(profile: &Profile, defer: bool, candidates: &[Candidate]) -> Vec<Verdict> {
+    decide_fitting(profile, defer, candidates, false)
+}
+
+/// [`decide`]; with `fit`, images over the many-image side limit are held
+/// with that reason to be fitted to it (`content::fit_attachment`), and
+/// every such image is, since none leaves the request.
+pub fn decide_fitting(
+    profile: &Profile,
+    defer: bool,
+    candidates: &[Candidate],
+    fit: bool,
+) -> Vec<Verdict> {
     let mut verdicts: Vec<Option<Verdict>> = candidates
         .iter()
         .map(|c| match profile.attachable(c.media_type) {
@@ -64,7 +76,10 @@ pub fn decide(profile: &Profile, defer: bool, candidates: &[Candidate]) -> Vec<V
         .filter(|&i| verdicts[i].is_none())
         .collect();
     let subset: Vec<Candidate> = sendable.iter().map(|&i| candidates[i]).collect();
-    for (&i, excess) in sendable.iter().zip(budget::allot(profile, &subset)) {
+    for (&i, excess) in sendable
+        .iter()
+        .zip(budget::allot_fitting(profile, &subset, fit))
+    {
         let c = &candidates[i];
         verdicts[i] = Some(match excess {
             Some(excess) => Verdict::Held(Reason::Request(excess)),

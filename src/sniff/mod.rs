@@ -131,11 +131,18 @@ pub fn check_structure(media_type: &str, window: &Window) -> Result<Soundness, S
     }
 }
 
-/// Whether an image is an animation (a GIF with more than one image).
-/// `None` when the window does not show enough of the data to tell.
+/// Whether an image is an animation (a GIF with more than one image, a
+/// WebP whose VP8X header sets the animation flag). `None` when the window
+/// does not show enough of the data to tell.
 pub fn is_animated(media_type: &str, window: &Window) -> Option<bool> {
     match media_type {
         "image/gif" => image::gif_is_animated(window.head, window.is_whole()),
+        // RIFF, size, WEBP, then the first chunk: VP8X carries the flags
+        // byte right after its size; 0x02 is "animation".
+        "image/webp" => Some(
+            bytes(window.head, 12, 4) == Some(b"VP8X")
+                && bytes(window.head, 20, 1).is_some_and(|flags| flags[0] & 0x02 != 0),
+        ),
         _ => Some(false),
     }
 }

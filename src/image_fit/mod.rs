@@ -1,0 +1,193 @@
+//! Images made to fit a provider: decoded, turned upright, resized and
+//! re-encoded until they are within its pixel and byte limits, instead of
+//! being held back. Pure Rust, no Node-API: `content` calls [`fit`] and
+//! words the note.
+//!
+//! Memory is bounded before any pixel is decoded: the header's pixel count
+//! must be at most [`MAX_PIXELS`] and the decoded image at most
+//! [`MAX_DECODED_BYTES`]; see [`fit`] for the peak.
+
+mod decode;
+mod encode;
+mod resize;
+
+pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
+
+/// Whether images are made to fit (`fitImages`, default on) and the
+/// longest side wanted (`maxLongSide`), whatever the provider takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FitImages {
+    pub enabled: bool,
+    pub max_long_side: Option<u32>,
+}
+
+impl FitImages {
+    /// Images over a limit are saved, not fitted.
+    pub const OFF: FitImages = FitImages {
+        enabled: false,
+        max_long_side: None,
+    };
+    pub const ON: FitImages = FitImages {
+        enabled: true,
+        max_long_side: None,
+    };
+}
+
+/// What the fitted image must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    /// Longest side allowed, in pixels.
+    pub max_side: Option<u32>,
+    /// Most decoded bytes allowed.
+    pub max_bytes: u64,
+    /// Output formats the provider takes.
+    pub png: bool,
+    pub jpeg: bool,
+}
+
+/// An image in a form the target takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fitted {
+    /// `image/png` or `image/jpeg`.
+    pub media_type: &'static str,
+    pub bytes: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// The source's size as shown (after its EXIF orientation).
+    pub source_width: u32,
+    pub source_height: u32,
+    /// The source was an animation: this is its first frame.
+    pub first_frame: bool,
+}
+
+/// Why an image could not be made to fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FitError {
+    /// The header claims more pixels than are ever decoded.
+    TooManyPixels { width: u32, height: u32 },
+    /// The bytes did not decode (or need more memory than allowed).
+    Decode(String),
+    /// No size tried came within the byte limit.
+    TooLarge,
+    /// The target takes neither PNG nor JPEG.
+    NoOutputFormat,
+}
+
+impl std::fmt::Display for FitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FitError::TooManyPixels { width, height } => write!(
+                f,
+                "{width}x{height} is more than the {MAX_PIXELS} pixels decoded at most"
+            ),
+            FitError::Decode(problem) => write!(f, "it did not decode ({problem})"),
+            FitError::TooLarge => f.write_str("no smaller size came within the byte limit"),
+            FitError::NoOutputFormat => f.write_str("the provider takes neither PNG nor JPEG"),
+        }
+    }
+}
+
+/// Tries at most this many encodings before giving up.
+const MAX_ATTEMPTS: usize = 10;
+/// JPEG quality: first try, and the one tried before shrinking further.
+const JPEG_QUALITY: u8 = 85;
+const JPEG_QUALITY_LOW: u8 = 70;
+
+/// Fit `bytes` (any format the decoders read) to `target`, keeping the
+/// aspect ratio: first the sides, then the bytes (a photo-like image may
+/// become JPEG where PNG is too large; then it is made smaller).
+///
+/// Peak memory, beyond the input: the decoded image (at most
+/// [`MAX_DECODED_BYTES`]; a 16-bit image is converted to 8 bits, briefly
+/// holding both, the copy half the size), one resized copy no larger than
+/// the decoded one, and one encoded output: at most about
+/// `2 * MAX_DECODED_BYTES` plus the output.
+pub fn fit(bytes: &[u8], target: &Target, animated: bool) -> Result<Fitted, FitError> {
+    if !target.png && !target.jpeg {
+        return Err(FitError::NoOutputFormat);
+    }
+    let decoded = decode::decode(bytes)?;
+    let source = decoded.pixels;
+    let (source_width, source_height) = (source.width, source.height);
+    let from_jpeg = decoded.format == image::ImageFormat::Jpeg;
+    // A JPEG source stays JPEG; others start as PNG (lossless) where taken.
+    let mut jpeg = (from_jpeg && target.jpeg) || !target.png;
+    let mut quality = JPEG_QUALITY;
+    let (mut width, mut height) = scaled(source.width, source.height, target.max_side);
+    let photo = encode::looks_like_photo(&source);
+    for _ in 0..MAX_ATTEMPTS {
+        let resized;
+        let pixels = if (width, height) == (source.width, source.height) {
+            &source
+        } else {
+            resized = resize::resize(&source, width, height)?;
+            &resized
+        };
+        // JPEG cannot hold more than 65,535 pixels a side.
+        let as_jpeg = jpeg && width <= 65_535 && height <= 65_535;
+        let out = if as_jpeg {
+            encode::jpeg(pixels, quality)?
+        } else {
+            encode::png(pixels)?
+        };
+        if out.len() as u64 <= target.max_bytes {
+            return Ok(Fitted {
+                media_type: if as_jpeg { "image/jpeg" } else { "image/png" },
+                bytes: out,
+                width,
+                height,
+                source_width,
+                source_height,
+                first_frame: animated || decoded.animated,
+            });
+        }
+        if !as_jpeg && target.jpeg && photo {
+            jpeg = true;
+            continue;
+        }
+        if as_jpeg && quality > JPEG_QUALITY_LOW {
+            quality = JPEG_QUALITY_LOW;
+            continue;
+        }
+        // Bytes grow with the pixel count: shrink both sides by the root of
+        // the excess, a little more to land under it.
+        let ratio = (target.max_bytes as f64 / out.len() as f64).sqrt() * 0.9;
+        let ratio = ratio.clamp(0.25, 0.9);
+        if width == 1 && height == 1 {
+            break;
+        }
+        width = ((f64::from(width) * ratio).round() as u32).max(1);
+        height = ((f64::from(height) * ratio).round() as u32).max(1);
+    }
+    Err(FitError::TooLarge)
+}
+
+/// The size within `max_side` a side, aspect ratio kept, sides at least 1.
+pub fn scaled(width: u32, height: u32, max_side: Option<u32>) -> (u32, u32) {
+    let long = width.max(height);
+    match max_side {
+        Some(max) if long > max && max > 0 => {
+            let scale = f64::from(max) / f64::from(long);
+            let side = |s: u32| ((f64::from(s) * scale).round() as u32).clamp(1, max);
+            (side(width), side(height))
+        }
+        _ => (width, height),
+    }
+}
+
+/// Whether the decoders here read `media_type` (a sniffed type).
+pub fn decodes(media_type: &str) -> bool {
+    matches!(
+        media_type,
+        "image/png"
+            | "image/jpeg"
+            | "image/gif"
+            | "image/webp"
+            | "image/bmp"
+            | "image/tiff"
+            | "image/vnd.microsoft.icon"
+    )
+}
+
+#[cfg(test)]
+mod tests;
