@@ -504,6 +504,14 @@ export interface RepairHistoryOptions {
   outputDir?: string
   /** Cap on a decoded text, as for `toContent`. */
   maxTextTokens?: number
+  /**
+   * Make an image over the provider's limits fit instead of replacing it by a note (default
+   * `true`, as for `toContent`): the history keeps the image, smaller, beside a note naming the
+   * saved original.
+   */
+  fitImages?: boolean
+  /** As for `toContent`: make every image longer than this many pixels smaller. */
+  maxLongSide?: number
 }
 
 /**

@@ -1037,7 +1037,7 @@ function repairHistory(messages, options) {
   const draft = typeof format === 'string' ? DRAFT[format] : undefined
   if (draft === undefined) throw invalidArgument("`format` must be 'anthropic', 'openai-responses' or 'ai-sdk'")
   const settings = readOptions(options)
-  const job = { settings, read: { isError: false }, handle: native.resultNew(settings.provider, 'auto') }
+  const job = { settings, read: { isError: false }, handle: native.resultNew(settings.provider, 'auto', settings.fitImages, settings.maxLongSide) }
   const found = []
   const drafted = copyArray(messages)
   // [position, first found, end of found, draft] of each message holding attachments.

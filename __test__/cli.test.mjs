@@ -127,7 +127,9 @@ describe('mcp-content inspect', () => {
     assert.equal(r.code, 0, r.stderr)
     const [a, b] = JSON.parse(r.stdout).sources
     assert.deepEqual(Object.keys(a.parts[0].providers), ['anthropic', 'openai'])
-    assert.deepEqual(a.parts[0].providers.anthropic, { action: 'saved', mediaType: 'image/png', reason: '50x9000 px, over the 8000 px limit' })
+    const fitted = a.parts[0].providers.anthropic
+    assert.deepEqual([fitted.action, fitted.mediaType, fitted.reason], ['fitted', 'image/png', '50x9000 px, over the 8000 px limit'])
+    assert.match(fitted.sent, /^image\/png 44x8000 px, \d+ KB$/)
     assert.deepEqual(a.parts[0].providers.openai, { action: 'attached', mediaType: 'image/png' })
     assert.match(b.parts[0].classification.problem, /^corrupt PNG/)
     assert.equal(b.parts[0].providers.anthropic.action, 'saved')

@@ -82,11 +82,21 @@ describe('npm run demo', () => {
     assert.ok(saved('parquet_table').equals(corpus('fixture.parquet')))
     assert.ok(saved('audio_clip').equals(corpus('fixture.wav')))
     assert.ok(saved('corrupt_png').equals(corpus('fixture-corrupt.png')))
-    assert.match(row('tall_screenshot').mcpContent.sends.text, /720x20000 px, over the 8000 px limit; saved to /)
-    const tall = pngjs.PNG.sync.read(saved('tall_screenshot'))
+    // Made to fit: the image sent, and the note naming the saved original.
+    const fitted = (tool, reason, sent) => {
+      const s = row(tool).mcpContent.sends
+      assert.equal(s.type, 'image', `${tool}: ${JSON.stringify(s).slice(0, 300)}`)
+      assert.equal(row(tool).mcpContent.verdict, 'accepted')
+      const m = /^\[Image [^\n]* to fit \(([^\n]*)\): original [^\n]*, saved to ([^;\n]*); sent ([^\n]*)\]$/.exec(s.note)
+      assert.ok(m, s.note)
+      assert.match(m[1], reason)
+      assert.match(m[3], sent)
+      assert.equal(path.dirname(m[2]), out)
+      return pngjs.PNG.sync.read(fs.readFileSync(m[2]))
+    }
+    const tall = fitted('tall_screenshot', /^720x20000 px, over the 8000 px limit$/, /^image\/png 288x8000 px, /)
     assert.deepEqual([tall.width, tall.height], [720, 20_000])
-    assert.match(row('large_photo').mcpContent.sends.text, /MB as base64, over the 5\.2 MB limit; saved to /)
-    const photo = pngjs.PNG.sync.read(saved('large_photo'))
+    const photo = fitted('large_photo', /MB as base64, over the 5\.2 MB limit$/, /^image\/(png|jpeg) \d+x\d+ px, /)
     assert.deepEqual([photo.width, photo.height], [1236, 1236])
     assert.equal(row('get-tiny-image', 2).mcpContent.sends.mimeType, 'image/png')
   })

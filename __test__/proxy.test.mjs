@@ -41,15 +41,18 @@ async function connect(args, capabilities = {}) {
 const viaProxy = (dir, server, provider = 'default', capabilities) =>
   connect([cli, 'proxy', '--provider', provider, '--output-dir', dir, '--', process.execPath, ...server], capabilities)
 
+const FITTED_ORIGINAL = /^\[Image [^\n]* to fit \([^\n]*\): original [^\n]*?, saved to ([^;\n]*); sent [^\n]*\]$/
+
 /** A result with the paths of saved notes replaced by the saved file's bytes (base64), so two conversions compare. */
 function withSavedBytes(result) {
   return {
     ...result,
     content: result.content.map((p) => {
       if (p.type !== 'text') return p
-      const note = parseSavedNote(p.text)
-      if (!note) return p
-      return { ...p, text: p.text.replace(note.path, `<${fs.readFileSync(note.path).toString('base64')}>`) }
+      // A saved note, or the note beside an image made to fit (its original saved).
+      const path = parseSavedNote(p.text)?.path ?? FITTED_ORIGINAL.exec(p.text)?.[1]
+      if (path === undefined) return p
+      return { ...p, text: p.text.replace(path, `<${fs.readFileSync(path).toString('base64')}>`) }
     }),
   }
 }
@@ -156,23 +159,29 @@ describe('proxy: large results and many calls', () => {
     assert.ok(whole.startsWith(part.text.slice(0, 1000)))
   })
 
-  test('a 4.7 MB PNG (6.2 MB as base64): saved for default, attached unchanged for anthropic (10 MB)', TIMEOUT, async () => {
+  test('a 4.7 MB PNG (6.2 MB as base64): made to fit for default, attached unchanged for anthropic (10 MB)', TIMEOUT, async () => {
     const args = { width: 1300, height: 1200, noise: true }
-    const [saved] = (await proxied.callTool({ name: 'big_image', arguments: args })).content
-    const note = parseSavedNote(saved.text)
-    assert.ok(note, saved.text)
-    assert.match(saved.text, /MB as base64, over the 5\.2 MB limit; saved to /)
-    const png = fs.readFileSync(note.path)
+    const [note, fitted] = (await proxied.callTool({ name: 'big_image', arguments: args })).content
+    const original = FITTED_ORIGINAL.exec(note.text)?.[1]
+    assert.ok(original, note.text)
+    assert.match(note.text, /MB as base64, over the 5\.2 MB limit\): original image\/png 1300x1200 px/)
+    const png = fs.readFileSync(original)
     assert.deepEqual(referenceImageInfo(png), { ...referenceImageInfo(png), width: 1300, height: 1200 })
+    assert.equal(fitted.type, 'image')
+    assert.ok(fitted.data.length <= 5_242_880, `${fitted.data.length} characters of base64`)
     const [attached] = (await proxiedAnthropic.callTool({ name: 'big_image', arguments: args })).content
     assert.equal(attached.type, 'image')
     assert.equal(attached.mimeType, 'image/png')
     assert.ok(Buffer.from(attached.data, 'base64').equals(png), 'the same PNG the default proxy saved')
   })
 
-  test('a 20,000 px tall PNG is saved with its size as the reason', TIMEOUT, async () => {
-    const [part] = (await proxiedAnthropic.callTool({ name: 'big_image', arguments: { width: 300, height: 20_000, noise: false } })).content
-    assert.match(part.text, /300x20000 px, over the 8000 px limit; saved to /)
+  test('a 20,000 px tall PNG is made to fit: 8000 px tall, the size as the reason', TIMEOUT, async () => {
+    const [note, image] = (await proxiedAnthropic.callTool({ name: 'big_image', arguments: { width: 300, height: 20_000, noise: false } })).content
+    assert.match(note.text, /^\[Image resized to fit \(300x20000 px, over the 8000 px limit\): original image\/png 300x20000 px, /)
+    assert.match(note.text, /; sent image\/png 120x8000 px, \d+ KB\]$/)
+    assert.deepEqual([image.type, image.mimeType], ['image', 'image/png'])
+    const sent = referenceImageInfo(Buffer.from(image.data, 'base64'))
+    assert.deepEqual([sent.width, sent.height], [120, 8000])
   })
 
   test('60 concurrent calls finishing out of order: each answer reaches its own call, converted', TIMEOUT, async () => {

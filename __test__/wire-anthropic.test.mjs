@@ -105,9 +105,21 @@ describe('Anthropic Messages (@anthropic-ai/sdk)', () => {
     const images = Array.from({ length: 22 }, (_, i) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64(makePng(2500, 300, { padTo: base + i })) } }))
     const messages = [{ role: 'user', content: images.slice(0, 11) }, { role: 'assistant', content: 'seen' }, { role: 'user', content: images.slice(11) }]
     await refused({ model: 'claude-test', max_tokens: 16, messages }, /exceed max allowed size for many-image requests: 2000 pixels/)
+    // Without fitting, the excess is held back: 2 images saved and noted.
+    const held = repairHistory(messages, { format: 'anthropic', provider: 'anthropic', outputDir: tempDir(t), fitImages: false })
+    assert.equal(held.repaired, 2)
+    assert.match(held.messages[2].content[10].text, /over the 2000 px limit for requests with more than 20 images; saved to /)
+    assert.equal((await send({ model: 'claude-test', max_tokens: 16, messages: held.messages })).type, 'message')
+    // By default every image over 2000 px is made to fit: all 22 stay, each at most 2000 px.
     const { messages: mended, repaired } = repairHistory(messages, { format: 'anthropic', provider: 'anthropic', outputDir: tempDir(t) })
-    assert.equal(repaired, 2)
-    assert.match(mended[2].content[10].text, /over the 2000 px limit for requests with more than 20 images; saved to /)
+    assert.equal(repaired, 22)
+    const sent = mended.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'image')
+    assert.equal(sent.length, 22)
+    const { referenceImageInfo } = await import('./fixtures/index.mjs')
+    for (const image of sent) {
+      const { width, height } = referenceImageInfo(Buffer.from(image.source.data, 'base64'))
+      assert.ok(Math.max(width, height) <= 2000, `${width}x${height}`)
+    }
     assert.equal((await send({ model: 'claude-test', max_tokens: 16, messages: mended })).type, 'message')
   })
 

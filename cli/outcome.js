@@ -4,6 +4,7 @@
 
 const SAVED_NOTE = /^\[[^()\n]*\(([^,()\n]+), (\d+) bytes\): ([^\n]*?); (?:saved to |could not be saved: )/
 const HELD_NOTE = /^\[(\S+) (?:image|document|audio), \d+ KB, not shown to the model: ([^\n]*?); (?:saved to |could not be saved: )/
+const FITTED_NOTE = /^\[[^()\n]* to fit \(([^\n]*?)\): original ([^;\n]*?), (?:saved to [^\n]*|not saved \([^\n]*\)); sent ([^\n]*)\]$/
 const REFUSED_NOTE = /^\[[^()\n]*\(([^()\n]*)\): ([^\n]*); nothing was saved\]$/
 
 /** The outcome of converting a result of one part (`convertToolResult({ content: [part] })`). */
@@ -15,7 +16,13 @@ function outcomeOf(converted) {
   if (part === undefined) return { action: 'dropped', reason: 'the audience leaves out the assistant' }
   if (part.type === 'file') return { action: 'attached', mediaType: part.mediaType }
   const text = part.text
-  let m = SAVED_NOTE.exec(text)
+  // An image made to fit: the note, then the image sent.
+  let m = FITTED_NOTE.exec(text)
+  const next = converted.content[1]
+  if (m && next !== undefined && next.type === 'file') {
+    return { action: 'fitted', mediaType: next.mediaType, reason: m[1], original: m[2], sent: m[3] }
+  }
+  m = SAVED_NOTE.exec(text)
   if (m) return { action: 'saved', mediaType: m[1], reason: m[3] }
   m = HELD_NOTE.exec(text)
   if (m) return { action: 'saved', mediaType: m[1], reason: m[2] }
@@ -31,6 +38,8 @@ function outcomeWords(o) {
   switch (o.action) {
     case 'attached':
       return `attached as ${o.mediaType}`
+    case 'fitted':
+      return `made to fit (${o.reason}), sent as ${o.sent}`
     case 'deferred':
       return `${o.mediaType}, moved to a following user message`
     case 'saved':

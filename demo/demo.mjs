@@ -122,13 +122,35 @@ function blockWords(block) {
   return `${block.type} block, ${block.source.media_type}, ${formatBytes(block.source.data.length)} of base64`
 }
 
-/** What mcp-content sends for a part (an MCP part from the proxy). */
-function sentOf(part) {
+/** What mcp-content sends for a part (an MCP part from the proxy; `note`: the note beside an image made to fit). */
+function sentOf(part, note) {
   if (part === undefined) return { type: 'nothing' }
   if (part.type === 'text') return { type: 'text', text: part.text }
   const r = part.type === 'resource' ? part.resource : undefined
   const data = r ? r.blob : part.data
-  return { type: part.type, mimeType: r ? r.mimeType : part.mimeType, byteLength: Buffer.byteLength(data, 'base64') }
+  const sent = { type: part.type, mimeType: r ? r.mimeType : part.mimeType, byteLength: Buffer.byteLength(data, 'base64') }
+  return note === undefined ? sent : { ...sent, note }
+}
+
+/** An image made to fit comes as two parts: this note, then the image. */
+const FITTED_NOTE = /^\[Image [^\n]* to fit \([^\n]*\): original [^\n]*; sent [^\n]*\]$/
+
+/** The proxied parts for each part the server sent, in order: one part, or a note and its image. */
+function pairParts(raw, converted) {
+  const out = []
+  let at = 0
+  for (let i = 0; i < raw.length; i++) {
+    const part = converted[at]
+    const next = converted[at + 1]
+    if (part?.type === 'text' && FITTED_NOTE.test(part.text) && next?.type === 'image') {
+      out.push({ sent: next, note: part.text })
+      at += 2
+    } else {
+      out.push({ sent: part })
+      at += 1
+    }
+  }
+  return out
 }
 
 async function collect() {
@@ -146,9 +168,10 @@ async function collect() {
           direct.callTool({ name: tool.name, arguments: tool.args }),
           proxied.callTool({ name: tool.name, arguments: tool.args }),
         ])
+        const pairs = pairParts(raw.content, converted.content)
         raw.content.forEach((part, i) => {
           const naive = naiveBlock(part)
-          const sent = converted.content[i]
+          const { sent, note } = pairs[i]
           rows.push({
             server: server.name,
             tool: tool.name,
@@ -157,7 +180,7 @@ async function collect() {
             declared: declared(part),
             bytes: bytesOf(part),
             naive: { sends: blockWords(naive), ...checkBlock(naive, imageLimit) },
-            mcpContent: { sends: sentOf(sent), ...(sent === undefined ? { verdict: 'accepted' } : checkBlock(naiveBlock(sent), imageLimit)) },
+            mcpContent: { sends: sentOf(sent, note), ...(sent === undefined ? { verdict: 'accepted' } : checkBlock(naiveBlock(sent), imageLimit)) },
           })
         })
       }
@@ -219,7 +242,7 @@ function cells(row, c) {
       ? `text: ${short(s.text.split(outputDir).join('$OUT'), 240)}`
       : s.type === 'nothing'
         ? 'nothing'
-        : `${s.type} ${s.mimeType}, ${formatBytes(s.byteLength)}`
+        : `${s.type} ${s.mimeType}, ${formatBytes(s.byteLength)}${s.note ? `\n${short(s.note.split(outputDir).join('$OUT'), 240)}` : ''}`
   const mcpText = `${sendsText}\n${mark(row.mcpContent)}${row.mcpContent.error ? `: ${row.mcpContent.error}` : ''}`
   return [declaredText, bytesText, naiveText, mcpText]
 }
