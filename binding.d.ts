@@ -135,7 +135,7 @@ export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: Re
  * Start converting a tool result for `provider`, deferring media as
  * `deferMedia` says.
  */
-export declare function resultNew(provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown): ResultHandle
+export declare function resultNew(provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown, priorImages: unknown): ResultHandle
 
 /**
  * Save the attachment at `index` that `resultDecide` held back (`data`:

@@ -252,6 +252,13 @@ export interface ConvertOptions extends ToContentOptions {
    * `toContent`: over it a preview and a note naming the whole text, saved by the store.
    */
   maxTextTokens?: number
+  /**
+   * Images the request already carries (earlier turns, other tool results; default 0). They count
+   * toward the provider's image limit and Anthropic's many-image rule: with 15 before, a result of
+   * 6 images of 2500 px makes 21, over 20, so its large images are fitted to 2000 px (or, with
+   * `fitImages: false`, saved and noted).
+   */
+  priorImages?: number
 }
 
 /** A file a conversion wrote. */

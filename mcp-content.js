@@ -467,10 +467,12 @@ function readConvertOptions(options) {
   let toolCallId
   let attachments
   let deferMedia
+  let priorImages
   if (options !== undefined && options !== null) {
     toolCallId = own(options, 'toolCallId')
     attachments = own(options, 'attachments')
     deferMedia = own(options, 'deferMedia')
+    priorImages = own(options, 'priorImages')
   }
   if (toolCallId === null) toolCallId = undefined
   if (toolCallId !== undefined && typeof toolCallId !== 'string') throw invalidArgument('`toolCallId` must be a string')
@@ -482,7 +484,7 @@ function readConvertOptions(options) {
     if (toolCallId === undefined) throw invalidArgument('`toolCallId` is required with `attachments`: media are queued once per tool call')
     queue = attachments
   }
-  return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, toolCallId, queue, deferMedia }
+  return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, toolCallId, queue, deferMedia, priorImages }
 }
 
 /** A result's parts (as readPart reads them), its error flag and its structured content as JSON text. */
@@ -505,7 +507,7 @@ function readResult(result, settings) {
 function startResult(result, options) {
   const settings = readConvertOptions(options)
   const read = readResult(result, settings)
-  const handle = native.resultNew(settings.provider, settings.deferMedia, settings.fitImages, settings.maxLongSide)
+  const handle = native.resultNew(settings.provider, settings.deferMedia, settings.fitImages, settings.maxLongSide, settings.priorImages)
   return { settings, read, handle }
 }
 

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadBinding, corpus, tempDir, b64, makePng, makeWav, checkFilePart, checkSavedNote, snapshot } from './fixtures/index.mjs'
+import { loadBinding, corpus, tempDir, b64, makePng, makeWav, checkFilePart, checkSavedNote, snapshot, referenceImageInfo } from './fixtures/index.mjs'
 import { kb, deepFreeze, normalized, savedPath } from './fixtures/results.mjs'
 
 const { convertToolResult, convertToolResultSync, toContent, AttachmentQueue, estimateTokens } = loadBinding()
@@ -70,6 +70,30 @@ describe('per-request budgets', () => {
       converted.content.map((p) => p.type),
       [...Array(20).fill('file'), 'text'],
     )
+  })
+
+  test('priorImages: images already in the request count toward the many-image rule and the image limit', async (t) => {
+    const large = pngs(6, 2500, 300)
+    // 15 before and 6 now: 21, so the sixth large image is held back (fitting off) or fitted.
+    const held = await both(t, { content: large.map(image) }, { provider: 'anthropic', priorImages: 15, fitImages: false })
+    assert.equal(held.converted.content.filter((p) => p.type === 'file').length, 5)
+    assert.match(held.converted.content[5].text, /over the 2000 px limit for requests with more than 20 images; saved to /)
+    const alone = await both(t, { content: large.map(image) }, { provider: 'anthropic', priorImages: 14, fitImages: false })
+    assert.equal(alone.converted.content.filter((p) => p.type === 'file').length, 6)
+    const fitted = await both(t, { content: large.map(image) }, { provider: 'anthropic', priorImages: 15, fitImages: true })
+    const files = fitted.converted.content.filter((p) => p.type === 'file')
+    assert.equal(files.length, 6)
+    for (const file of files) {
+      const { width, height } = referenceImageInfo(Buffer.from(file.data, 'base64'))
+      assert.ok(Math.max(width, height) <= 2000, `${width}x${height}`)
+    }
+    // Bedrock: 20 images a request, 19 before: one of these fits.
+    const small = pngs(3, 50, 50)
+    const bedrock = await both(t, { content: small.map(image) }, { provider: 'bedrock', priorImages: 19, fitImages: true })
+    assert.equal(bedrock.converted.content.filter((p) => p.type === 'file').length, 1)
+    for (const bad of [-1, 1.5, 'x', NaN]) {
+      assert.throws(() => convertToolResultSync({ content: [] }, { priorImages: bad }), (e) => e.code === 'INVALID_ARGUMENT', String(bad))
+    }
   })
 
   test('20 large images are fine: the rule starts past 20', async (t) => {

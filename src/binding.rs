@@ -842,6 +842,8 @@ pub struct ResultPlan {
     profile: &'static Profile,
     defer: bool,
     fit: FitImages,
+    /// Images the request carries already (`priorImages`).
+    prior_images: u32,
     candidates: Vec<OwnedCandidate>,
     verdicts: Vec<Verdict>,
 }
@@ -906,7 +908,7 @@ fn bool_arg(value: Option<Unknown>, name: &str) -> Result<bool, String> {
 /// `deferMedia` says.
 #[napi(
     catch_unwind,
-    ts_args_type = "provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown",
+    ts_args_type = "provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown, priorImages: unknown",
     ts_return_type = "ResultHandle"
 )]
 pub fn result_new(
@@ -914,14 +916,21 @@ pub fn result_new(
     defer_media: Option<Unknown>,
     fit_images: Option<Unknown>,
     max_long_side: Option<Unknown>,
+    prior_images: Option<Unknown>,
 ) -> Result<ResultHandle, String> {
     let profile = profile_arg(provider)?;
     let defer = defer_arg(defer_media)?.defers(profile);
     let fit = fit_arg(fit_images, max_long_side)?;
+    let prior_images = match number_arg(prior_images, "priorImages")? {
+        None => 0,
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => n as u32,
+        Some(_) => return Err(invalid("`priorImages` must be a whole number, at least 0")),
+    };
     Ok(External::new(ResultPlan {
         profile,
         defer,
         fit,
+        prior_images,
         candidates: Vec::new(),
         verdicts: Vec::new(),
     }))
@@ -1221,6 +1230,7 @@ pub fn result_decide<'env>(
             plan.defer,
             &candidates,
             fit,
+            plan.prior_images,
         ))
     })?;
     let build = || -> napi::Result<RawValue> {

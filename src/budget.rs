@@ -1,7 +1,8 @@
 //! Which attachments of one tool result fit what a provider takes in one
 //! request: image and document counts, the many-image pixel rule, byte
-//! totals. A result is budgeted as if it were the request's only media; the
-//! rest of the conversation is the caller's to count.
+//! totals. Images already in the request (earlier turns, other tool
+//! results) are counted when the caller says how many (`prior_images`);
+//! their bytes are the caller's to count.
 
 use crate::provider::{MediaClass, Profile, RequestLimits, SizeLimit};
 
@@ -48,16 +49,19 @@ pub enum RequestExcess {
 /// back, all of them or only as many as it takes to come down to the
 /// threshold, whichever keeps more images.
 pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestExcess>> {
-    allot_fitting(profile, candidates, false)
+    allot_fitting(profile, candidates, false, 0)
 }
 
 /// [`allot`]; with `fit`, large images are made to fit rather than held
 /// back, so they stay in the count: past the threshold, every image over
 /// the side limit is marked (and then fitted to it), none is dropped.
+/// `prior_images` images already in the request count toward the image
+/// limits and the many-image threshold.
 pub fn allot_fitting(
     profile: &Profile,
     candidates: &[Candidate],
     fit: bool,
+    prior_images: u32,
 ) -> Vec<Option<RequestExcess>> {
     let limits = &profile.request;
     let classes: Vec<Option<MediaClass>> = candidates
@@ -65,7 +69,10 @@ pub fn allot_fitting(
         .map(|c| profile.attachable(c.media_type).map(|a| a.class))
         .collect();
     let mut verdicts: Vec<Option<RequestExcess>> = Vec::with_capacity(candidates.len());
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        images: prior_images,
+        ..Tally::default()
+    };
     for (candidate, class) in candidates.iter().zip(&classes) {
         let excess = tally.excess(limits, candidate, *class);
         if excess.is_none() {
@@ -73,7 +80,7 @@ pub fn allot_fitting(
         }
         verdicts.push(excess);
     }
-    apply_many_images(profile, candidates, &classes, &mut verdicts, fit);
+    apply_many_images(profile, candidates, &classes, &mut verdicts, fit, prior_images);
     verdicts
 }
 
@@ -154,6 +161,7 @@ fn apply_many_images(
     classes: &[Option<MediaClass>],
     verdicts: &mut [Option<RequestExcess>],
     fit: bool,
+    prior_images: u32,
 ) {
     let Some(rule) = profile.request.many_images else {
         return;
@@ -166,7 +174,8 @@ fn apply_many_images(
     let kept: Vec<usize> = (0..candidates.len())
         .filter(|&i| verdicts[i].is_none() && counted(classes[i]))
         .collect();
-    if kept.len() <= rule.over as usize {
+    let prior = prior_images as usize;
+    if prior + kept.len() <= rule.over as usize {
         return;
     }
     // An image of unknown size cannot be vouched for: it counts as large.
@@ -181,7 +190,7 @@ fn apply_many_images(
     let room = if fit {
         0
     } else {
-        (rule.over as usize).saturating_sub(small)
+        (rule.over as usize).saturating_sub(small + prior)
     };
     for &i in large.iter().skip(room) {
         let (width, height) = candidates[i].dimensions.unwrap_or((0, 0));
@@ -217,6 +226,25 @@ mod tests {
 
     fn kept(verdicts: &[Option<RequestExcess>]) -> usize {
         verdicts.iter().filter(|v| v.is_none()).count()
+    }
+
+    #[test]
+    fn images_already_in_the_request_count() {
+        // Anthropic: 15 before, 6 of 2500 px now: 21 in the request, so the
+        // large ones past the 20th go (one of them).
+        let large: Vec<Candidate> = (0..6).map(|_| png(2500, 300)).collect();
+        let verdicts = allot_fitting(&ANTHROPIC, &large, false, 15);
+        assert_eq!(verdicts.iter().filter(|v| v.is_some()).count(), 1);
+        assert!(matches!(verdicts[5], Some(RequestExcess::ManyImages { .. })));
+        assert!(allot_fitting(&ANTHROPIC, &large, false, 14).iter().all(Option::is_none));
+        // With fitting, every large one is marked to be fitted.
+        let fitted = allot_fitting(&ANTHROPIC, &large, true, 15);
+        assert!(fitted.iter().all(Option::is_some));
+        // Bedrock: 20 images a request; 19 before leave room for one.
+        let small: Vec<Candidate> = (0..3).map(|_| png(100, 100)).collect();
+        let verdicts = allot_fitting(&BEDROCK, &small, false, 19);
+        assert_eq!(verdicts[0], None);
+        assert_eq!(verdicts[1], Some(RequestExcess::Images { max: 20 }));
     }
 
     #[test]

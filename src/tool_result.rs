@@ -43,17 +43,19 @@ pub enum Verdict {
 /// Decide, for the attachments of one result in content order, where each
 /// goes. `defer` is [`DeferMode::defers`] for the profile.
 pub fn decide(profile: &Profile, defer: bool, candidates: &[Candidate]) -> Vec<Verdict> {
-    decide_fitting(profile, defer, candidates, false)
+    decide_fitting(profile, defer, candidates, false, 0)
 }
 
 /// [`decide`]; with `fit`, images over the many-image side limit are held
 /// with that reason to be fitted to it (`content::fit_attachment`), and
 /// every such image is, since none leaves the request.
+/// `prior_images`: images the request carries already (see `budget`).
 pub fn decide_fitting(
     profile: &Profile,
     defer: bool,
     candidates: &[Candidate],
     fit: bool,
+    prior_images: u32,
 ) -> Vec<Verdict> {
     let mut verdicts: Vec<Option<Verdict>> = candidates
         .iter()
@@ -78,7 +80,7 @@ pub fn decide_fitting(
     let subset: Vec<Candidate> = sendable.iter().map(|&i| candidates[i]).collect();
     for (&i, excess) in sendable
         .iter()
-        .zip(budget::allot_fitting(profile, &subset, fit))
+        .zip(budget::allot_fitting(profile, &subset, fit, prior_images))
     {
         let c = &candidates[i];
         verdicts[i] = Some(match excess {
