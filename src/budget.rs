@@ -80,7 +80,14 @@ pub fn allot_fitting(
         }
         verdicts.push(excess);
     }
-    apply_many_images(profile, candidates, &classes, &mut verdicts, fit, prior_images);
+    apply_many_images(
+        profile,
+        candidates,
+        &classes,
+        &mut verdicts,
+        fit,
+        prior_images,
+    );
     verdicts
 }
 
@@ -235,8 +242,13 @@ mod tests {
         let large: Vec<Candidate> = (0..6).map(|_| png(2500, 300)).collect();
         let verdicts = allot_fitting(&ANTHROPIC, &large, false, 15);
         assert_eq!(verdicts.iter().filter(|v| v.is_some()).count(), 1);
-        assert!(matches!(verdicts[5], Some(RequestExcess::ManyImages { .. })));
-        assert!(allot_fitting(&ANTHROPIC, &large, false, 14).iter().all(Option::is_none));
+        assert!(matches!(
+            verdicts[5],
+            Some(RequestExcess::ManyImages { .. })
+        ));
+        assert!(allot_fitting(&ANTHROPIC, &large, false, 14)
+            .iter()
+            .all(Option::is_none));
         // With fitting, every large one is marked to be fitted.
         let fitted = allot_fitting(&ANTHROPIC, &large, true, 15);
         assert!(fitted.iter().all(Option::is_some));

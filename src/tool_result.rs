@@ -78,9 +78,10 @@ pub fn decide_fitting(
         .filter(|&i| verdicts[i].is_none())
         .collect();
     let subset: Vec<Candidate> = sendable.iter().map(|&i| candidates[i]).collect();
-    for (&i, excess) in sendable
-        .iter()
-        .zip(budget::allot_fitting(profile, &subset, fit, prior_images))
+    for (&i, excess) in
+        sendable
+            .iter()
+            .zip(budget::allot_fitting(profile, &subset, fit, prior_images))
     {
         let c = &candidates[i];
         verdicts[i] = Some(match excess {
