@@ -52,7 +52,7 @@ export declare function boundText(how: 'sync' | 'async', text: string, mediaType
  * converting, so a bad option is refused even for a part that needs no
  * native conversion.
  */
-export declare function checkOptions(provider: unknown, outputDir: unknown, maxTextTokens: unknown): void
+export declare function checkOptions(provider: unknown, outputDir: unknown, maxTextTokens: unknown, fitImages: unknown, maxLongSide: unknown): void
 
 /** What the bytes are, set against the declared media type. */
 export interface Classification {
@@ -79,7 +79,7 @@ export declare function classify(data: string | Uint8Array, declaredMediaType: u
  * when the part needs a disk write; `"async"` copies the data and gives a
  * promise of the conversion on the libuv thread pool.
  */
-export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean): MediaAnswer | undefined | Promise<MediaAnswer>
+export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean, fitImages: unknown, maxLongSide: unknown): MediaAnswer | undefined | Promise<MediaAnswer>
 
 /** The default text cap, in estimated tokens. */
 export declare function defaultMaxTextTokens(): number
@@ -130,7 +130,7 @@ export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: Re
  * Start converting a tool result for `provider`, deferring media as
  * `deferMedia` says.
  */
-export declare function resultNew(provider: unknown, deferMedia: unknown): ResultHandle
+export declare function resultNew(provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown): ResultHandle
 
 /**
  * Save the attachment at `index` that `resultDecide` held back (`data`:
