@@ -13,6 +13,8 @@ const ARCH = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' }
 
 /** `linux-x64-gnu` for `x86_64-unknown-linux-gnu`: the suffix napi-rs gives packages and binaries. */
 function suffixOfTriple(triple) {
+  // The WebAssembly fallback: napi-rs names its package wasm32-wasi.
+  if (triple.startsWith('wasm32-wasi')) return 'wasm32-wasi'
   const [cpu, , system, abi] = triple.split('-')
   const arch = ARCH[cpu] ?? cpu
   if (system === 'darwin') return `darwin-${arch}`

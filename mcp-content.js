@@ -12,6 +12,15 @@
 
 const native = require('./load-native.js')
 const { types } = require('node:util')
+const { isAbsolute, resolve: resolvePath } = require('node:path')
+
+// The WebAssembly build (README, "WebAssembly fallback") runs in WASI, whose
+// working directory is `/`: it is handed relative folders made absolute here.
+const ON_WASM = native.__napiBindingTarget !== undefined && native.__napiBindingTarget !== 'native'
+
+function hostDir(dir) {
+  return ON_WASM && typeof dir === 'string' && dir !== '' && !isAbsolute(dir) ? resolvePath(dir) : dir
+}
 
 const ReflectApply = Reflect.apply
 const ObjectHasOwn = Object.hasOwn
@@ -93,7 +102,7 @@ function readOptions(options) {
   if (options === undefined || options === null) return NO_OPTIONS
   if (typeof options !== 'object') throw invalidArgument('`options` must be an object')
   const provider = own(options, 'provider')
-  const outputDir = own(options, 'outputDir')
+  const outputDir = hostDir(own(options, 'outputDir'))
   const store = storeHandle(own(options, 'store'), true)
   const maxTextTokens = own(options, 'maxTextTokens')
   const fitImages = own(options, 'fitImages')
@@ -345,7 +354,7 @@ class ToolOutputStore {
       retentionDays = own(options, 'retentionDays')
       maxBytes = own(options, 'maxBytes')
     }
-    this.#handle = native.storeNew(dir, retentionDays, maxBytes)
+    this.#handle = native.storeNew(hostDir(dir), retentionDays, maxBytes)
   }
 
   /** The folder files are saved in. */

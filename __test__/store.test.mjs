@@ -6,7 +6,7 @@ import path from 'node:path'
 import os from 'node:os'
 import { execFile, spawnSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { loadBinding, bindingPath, corpus, tempDir, b64, randomBytes, listFiles } from './fixtures/index.mjs'
+import { loadBinding, bindingPath, corpus, tempDir, b64, randomBytes, listFiles, wasmCannot } from './fixtures/index.mjs'
 
 const { ToolOutputStore } = loadBinding()
 const posix = process.platform !== 'win32'
@@ -85,7 +85,7 @@ describe('ToolOutputStore', () => {
     for (let i = 1; i < ids.length; i++) assert.ok(ascending(ids[i - 1], ids[i]), `id ${ids[i]} does not come after ${ids[i - 1]}`)
   })
 
-  test('permissions: files 0600, created dir 0700', { skip: !posix }, (t) => {
+  test('permissions: files 0600, created dir 0700', { skip: !posix || wasmCannot('set file modes (WASI has no chmod)') }, (t) => {
     const dir = path.join(tempDir(t), 'nested', 'store')
     const s = new ToolOutputStore(dir)
     const r = s.save(Buffer.from('secret'))
@@ -217,7 +217,7 @@ describe('ToolOutputStore size cap', () => {
     assert.deepEqual(listFiles(dir), [])
   })
 
-  test('a small tmpfs: free space is checked before writing, and a full disk leaves nothing', async (t) => {
+  test('a small tmpfs: free space is checked before writing, and a full disk leaves nothing', { skip: wasmCannot('check free space (WASI has no statvfs)') }, async (t) => {
     // Mounting needs root (CAP_SYS_ADMIN); CI runs as root on this machine.
     const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-tmpfs-'))
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', mountPoint], { encoding: 'utf8' })

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadBinding, corpus, tempDir, b64, makePng, makeWav, checkFilePart, checkSavedNote, snapshot, referenceImageInfo } from './fixtures/index.mjs'
+import { loadBinding, corpus, tempDir, b64, makePng, makeWav, checkFilePart, checkSavedNote, snapshot, referenceImageInfo, wasmCannot } from './fixtures/index.mjs'
 import { kb, deepFreeze, normalized, savedPath } from './fixtures/results.mjs'
 
 const { convertToolResult, convertToolResultSync, toContent, AttachmentQueue, estimateTokens } = loadBinding()
@@ -206,7 +206,7 @@ describe('structuredContent', () => {
     assert.deepEqual(converted.content, [{ type: 'text', text: 'x' }])
   })
 
-  test('a polluted Object.prototype changes nothing (no inherited toJSON, property or descriptor field is read)', () => {
+  test('a polluted Object.prototype changes nothing (no inherited toJSON, property or descriptor field is read)', { skip: wasmCannot("run with a polluted Object.prototype: emnapi's JS runtime reads inherited descriptor fields") }, () => {
     const result = { content: [image(png)], structuredContent: structured }
     const expected = convertToolResultSync(result)
     const names = ['toJSON', 'get', 'set', 'content', 'isError', 'structuredContent', 'text', 'type', 'provider', 'deferMedia']

@@ -774,7 +774,8 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
         let mut object =
             env.create_error(Error::new(Status::GenericFailure, error.reason.clone()))?;
         object.set_named_property("code", error.status.as_str())?;
-        Ok(Error::from(object.to_unknown()))
+        // Not `Error::from`: on wasm that keeps only the message, dropping `code`.
+        Ok(Error::from_unknown_without_coercion(object.to_unknown()))
     };
     build().unwrap_or_else(|e| e)
 }

@@ -305,7 +305,7 @@ impl ToolOutputStore {
             }
             None => {
                 let user = current_user_tag();
-                let dir = std::env::temp_dir()
+                let dir = temp_dir()
                     .join(format!("mcp-content-{user}"))
                     .join("tool-output");
                 (dir, Some(user))
@@ -843,7 +843,7 @@ fn current_user_tag() -> String {
         return meta.uid().to_string();
     }
     // macOS: the temp dir is per user (/var/folders/..) and private.
-    if let Ok(meta) = fs::metadata(std::env::temp_dir()) {
+    if let Ok(meta) = fs::metadata(temp_dir()) {
         if meta.is_dir() && meta.mode() & 0o077 == 0 {
             return meta.uid().to_string();
         }
@@ -862,7 +862,13 @@ fn current_user_tag() -> String {
 
 #[cfg(not(unix))]
 fn current_user_tag() -> String {
-    sanitize_user(std::env::var("USERNAME").ok())
+    // USERNAME on Windows; USER or LOGNAME on a Unix host running the wasm build.
+    sanitize_user(
+        std::env::var("USERNAME")
+            .or_else(|_| std::env::var("USER"))
+            .or_else(|_| std::env::var("LOGNAME"))
+            .ok(),
+    )
 }
 
 fn sanitize_user(name: Option<String>) -> String {
@@ -1005,7 +1011,7 @@ fn next_id(collisions: u32) -> String {
         }
         (clock.last_ms, clock.seq)
     };
-    format!("{ms:013}_{seq:06}_{:010}", std::process::id())
+    format!("{ms:013}_{seq:06}_{:010}", process_id())
 }
 
 /// A fresh temp name; after a collision the sequence jumps a random distance.
@@ -1019,10 +1025,34 @@ fn temp_name(collisions: u32) -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    format!(
-        "{TEMP_PREFIX}{:010}_{seq:020}_{nanos:09}",
-        std::process::id()
-    )
+    format!("{TEMP_PREFIX}{:010}_{seq:020}_{nanos:09}", process_id())
+}
+
+/// This process's id, for file names. WASI has no process ids (std panics
+/// there), so the wasm build draws one random number per process instead.
+#[cfg(not(target_os = "wasi"))]
+fn process_id() -> u32 {
+    std::process::id()
+}
+
+#[cfg(target_os = "wasi")]
+fn process_id() -> u32 {
+    static ID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ID.get_or_init(|| u32::try_from(unpredictable() >> 32).unwrap_or(0))
+}
+
+/// The system temp folder. WASI's std has none (it panics), so the wasm
+/// build takes `TMPDIR` (the loader passes the host's environment) or `/tmp`.
+#[cfg(not(target_os = "wasi"))]
+fn temp_dir() -> PathBuf {
+    std::env::temp_dir()
+}
+
+#[cfg(target_os = "wasi")]
+fn temp_dir() -> PathBuf {
+    std::env::var_os("TMPDIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from)
 }
 
 #[cfg(test)]

@@ -1,0 +1,1 @@
+export * from 'mcp-content-wasm32-wasi'
