@@ -7,9 +7,9 @@
 // Inputs are read as the entry reads parts: own properties only, each read
 // once, with built-ins captured at load; nothing passed in is modified.
 
+const { invalidArgument, own, setField, append } = require('./own-objects.js')
+
 const ReflectApply = Reflect.apply
-const ObjectHasOwn = Object.hasOwn
-const ObjectDefineProperty = Object.defineProperty
 const ArrayIsArray = Array.isArray
 const StringPrototypeSlice = String.prototype.slice
 const StringPrototypeLastIndexOf = String.prototype.lastIndexOf
@@ -17,30 +17,10 @@ const StringPrototypeIndexOf = String.prototype.indexOf
 const StringPrototypeStartsWith = String.prototype.startsWith
 const StringPrototypeTrim = String.prototype.trim
 const StringPrototypeReplace = String.prototype.replace
-const TypeErrorConstructor = TypeError
 const BufferFrom = Buffer.from
 const BufferConstructor = Buffer
 const BufferToString = Buffer.prototype.toString
 
-function invalidArgument(message) {
-  const error = new TypeErrorConstructor(message)
-  ObjectDefineProperty(error, 'code', { value: 'INVALID_ARGUMENT', writable: true, enumerable: true, configurable: true })
-  return error
-}
-
-function own(object, key) {
-  return ObjectHasOwn(object, key) ? object[key] : undefined
-}
-
-/** Set a field of an object made here: defined, so no setter on Object.prototype runs. */
-function set(object, key, value) {
-  ObjectDefineProperty(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
-}
-
-/** Append to an array made here, whatever setters Array.prototype has. */
-function append(list, value) {
-  ObjectDefineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
-}
 
 function stringArg(value, name) {
   if (typeof value !== 'string') throw invalidArgument(`\`${name}\` must be a string`)
@@ -183,7 +163,7 @@ function toAnthropicToolResult(converted, toolUseId) {
   const id = stringArg(toolUseId, 'toolUseId')
   const { content, isError } = readConverted(converted)
   const block = { type: 'tool_result', tool_use_id: id, content: anthropicBlocks(content) }
-  if (isError) set(block, 'is_error', true)
+  if (isError) setField(block, 'is_error', true)
   return block
 }
 
@@ -290,11 +270,11 @@ function toGeminiFunctionResponse(converted, name, id) {
   const { content, deferred, isError } = readConverted(converted)
   const text = joinedText(content)
   const functionResponse = { name: callName }
-  if (id !== undefined) set(functionResponse, 'id', id)
-  set(functionResponse, 'response', isError ? { error: text } : { output: text })
+  if (id !== undefined) setField(functionResponse, 'id', id)
+  setField(functionResponse, 'response', isError ? { error: text } : { output: text })
   const media = []
   for (let i = 0; i < content.length; i++) if (content[i].text === undefined) append(media, inlineData(content[i], media.length))
-  if (media.length > 0) set(functionResponse, 'parts', media)
+  if (media.length > 0) setField(functionResponse, 'parts', media)
   const parts = [{ functionResponse }]
   for (let i = 0; i < deferred.length; i++) append(parts, inlineData(deferred[i], media.length + i))
   return parts
@@ -331,7 +311,7 @@ function bedrockName(part, index, used) {
   if (name === '' || name === '-') name = `document-${index + 1}`
   let unique = name
   for (let n = 2; used[unique] === true; n++) unique = `${name} (${n})`
-  set(used, unique, true)
+  setField(used, unique, true)
   return unique
 }
 
@@ -419,14 +399,14 @@ function toAiSdkToolOutput(converted, options) {
 
 function aiSdk7File(part) {
   const file = { type: 'file', mediaType: part.mediaType, data: { type: 'data', data: part.data } }
-  if (part.filename !== undefined) set(file, 'filename', part.filename)
+  if (part.filename !== undefined) setField(file, 'filename', part.filename)
   return file
 }
 
 function aiSdk6File(part) {
   if (isImage(part.mediaType)) return { type: 'image-data', data: part.data, mediaType: part.mediaType }
   const file = { type: 'file-data', data: part.data, mediaType: part.mediaType }
-  if (part.filename !== undefined) set(file, 'filename', part.filename)
+  if (part.filename !== undefined) setField(file, 'filename', part.filename)
   return file
 }
 

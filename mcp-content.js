@@ -11,6 +11,7 @@
 // (pollution, monkey-patching) cannot change what this file reads or does.
 
 const native = require('./load-native.js')
+const { invalidArgument, own, setField, append } = require('./own-objects.js')
 const { types } = require('node:util')
 const { isAbsolute, resolve: resolvePath } = require('node:path')
 
@@ -31,7 +32,6 @@ const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype)
 const TypedArrayBuffer = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get
 const TypedArrayByteLength = Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'byteLength').get
 const Uint8ArrayConstructor = Uint8Array
-const TypeErrorConstructor = TypeError
 const RangeErrorConstructor = RangeError
 // Node's base64 encoder (also in Bun); the public Buffer#toString reaches it
 // through prototype lookups that could be replaced.
@@ -55,16 +55,6 @@ function isLatin1(data) {
   return CHECK_LATIN1 && typeof data === 'string' && ReflectApply(RegExpPrototypeExec, ABOVE_LATIN1, [data]) === null
 }
 
-function invalidArgument(message) {
-  const error = new TypeErrorConstructor(message)
-  ObjectDefineProperty(error, 'code', { value: 'INVALID_ARGUMENT', writable: true, enumerable: true, configurable: true })
-  return error
-}
-
-/** `object[key]` when it is the object's own property; inherited ones are ignored. */
-function own(object, key) {
-  return ObjectHasOwn(object, key) ? object[key] : undefined
-}
 
 /**
  * Data native code may read: a string, or bytes no other thread can write
@@ -414,10 +404,6 @@ function started(promise) {
   return promise
 }
 
-/** Append to an array made here; a null-prototype descriptor, so no inherited `get` or setter plays a part. */
-function append(list, value) {
-  ObjectDefineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
-}
 
 /** Deeper `structuredContent` is refused: a cycle would never end. */
 const MAX_JSON_DEPTH = 1000
@@ -812,14 +798,11 @@ function copyObject(object) {
   const copy = ObjectGetPrototypeOf(object) === null ? { __proto__: null } : {}
   const keys = ObjectKeys(object)
   for (let i = 0; i < keys.length; i++) {
-    ObjectDefineProperty(copy, keys[i], { __proto__: null, value: own(object, keys[i]), writable: true, enumerable: true, configurable: true })
+    setField(copy, keys[i], own(object, keys[i]))
   }
   return copy
 }
 
-function setField(object, key, value) {
-  ObjectDefineProperty(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
-}
 
 /** A copy of an array a caller gave, each element read once. */
 function copyArray(list) {
