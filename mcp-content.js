@@ -188,7 +188,7 @@ function textPart(text) {
 
 /** MCP `annotations.audience`: for the model unless it leaves "assistant" out. */
 function isForModel(part) {
-  const annotations = own(part, 'annotations')
+  const annotations = ObjectHasOwn(part, 'annotations') ? part.annotations : undefined
   if (annotations === null || typeof annotations !== 'object') return true
   const audience = own(annotations, 'audience')
   if (!ArrayIsArray(audience)) return true
@@ -208,10 +208,16 @@ function stringField(value, name) {
 function readPart(part, options) {
   if (part === null || typeof part !== 'object') throw invalidArgument('a content part must be an object with a `type`')
   if (!isForModel(part)) return null
-  const type = own(part, 'type')
+  // Named reads rather than `own(part, key)`: each site keeps its own inline
+  // cache, and a plain text part (the commonest) costs little more than a
+  // hand-written `{ type: 'text', text: part.text }`.
+  const type = ObjectHasOwn(part, 'type') ? part.type : undefined
   switch (type) {
-    case 'text':
-      return textOrLong('', stringField(own(part, 'text'), 'text'), undefined, options)
+    case 'text': {
+      const text = ObjectHasOwn(part, 'text') ? part.text : undefined
+      if (typeof text === 'string' && isShortText(text, options)) return { type: 'text', text }
+      return textOrLong('', stringField(text, 'text'), undefined, options)
+    }
     case 'image':
     case 'audio':
       return new Media(type, own(part, 'data'), own(part, 'mimeType'), undefined)
