@@ -28,7 +28,22 @@ export interface StoreHandle {
  * savedMediaType]`.
  */
 export type ResultAnswer =
-  | ['file', string, string | Uint8Array | null, string | null, string | null, number, number | null, number | null]
+  | [
+      kind: 'file',
+      mediaType: string,
+      data: string | Uint8Array | null,
+      uri: string | null,
+      filename: string | null,
+      byteLength: number,
+      width: number | null,
+      height: number | null,
+      note: string | null,
+      savedPath: string | null,
+      savedByteLength: number | null,
+      savedMediaType: string | null,
+      placeholder: string | null,
+      pages: number | null,
+    ]
   | ['text', string, string | null, number | null, string | null]
 
 /** An opaque handle on one tool result being converted. */
@@ -114,7 +129,7 @@ export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: 
  * Add an attachment of the result, in content order: the media type,
  * decoded size and pixel size of a file part `resultMedia` answered.
  */
-export declare function resultAttachment(result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null): void
+export declare function resultAttachment(result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null, pages: number | null): void
 
 /**
  * Decide where each attachment goes: an array with, per attachment in

@@ -558,7 +558,7 @@ function fromResultAnswer(answer, media) {
   const note = answer[8] === null ? undefined : answer[8]
   const saved = answer[9] === null ? undefined : savedEntry(answer, media, 9)
   const placeholder = answer[12] === null ? undefined : answer[12]
-  return { part, media, attachment: [answer[1], answer[5], answer[6], answer[7]], saved, note, placeholder }
+  return { part, media, attachment: [answer[1], answer[5], answer[6], answer[7], answer[13]], saved, note, placeholder }
 }
 
 /**
@@ -576,7 +576,7 @@ function planResult(job, converted) {
     if (entry.attachment !== undefined) {
       // Indexes, not destructuring: that would run the (replaceable) array iterator.
       const facts = entry.attachment
-      native.resultAttachment(handle, facts[0], facts[1], facts[2], facts[3])
+      native.resultAttachment(handle, facts[0], facts[1], facts[2], facts[3], facts[4])
       append(attachments, i)
     } else if (entry.media === undefined && ReflectApply(RegExpPrototypeExec, NOT_BLANK, [entry.part.text]) !== null) {
       hasText = true

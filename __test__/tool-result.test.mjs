@@ -72,6 +72,37 @@ describe('per-request budgets', () => {
     )
   })
 
+  test('Claude: PDF pages and images count together, 100 a request; OpenAI counts no pages', async (t) => {
+    const { PDFDocument } = await import('pdf-lib')
+    const pdfOf = async (pages) => {
+      const doc = await PDFDocument.create()
+      for (let i = 0; i < pages; i++) doc.addPage([100, 100])
+      return Buffer.from(await doc.save({ useObjectStreams: false }))
+    }
+    const [pdf60, pdf61, pdf39] = [await pdfOf(60), await pdfOf(61), await pdfOf(39)]
+    const png = makePng(64, 64)
+    const pdf = (bytes, name) => ({ type: 'resource', resource: { uri: `file:///${name}.pdf`, mimeType: 'application/pdf', blob: b64(bytes) } })
+    const result = { content: [pdf(pdf60, 'a'), pdf(pdf61, 'b'), image(png), pdf(pdf39, 'c')] }
+    for (const provider of ['default', 'anthropic', 'anthropic-bedrock']) {
+      const { converted, dir } = await both(t, result, { provider })
+      checkFilePart(assert, converted.content[0], { mediaType: 'application/pdf', bytes: pdf60 })
+      checkSavedNote(assert, converted.content[1], {
+        head: 'Binary resource file:///b.pdf',
+        mediaType: 'application/pdf',
+        reason: 'its 61 pages would bring the request to 121 images and PDF pages, over the limit of 100',
+        bytes: pdf61,
+        dir,
+        ext: 'pdf',
+      })
+      // The image makes 61, the last PDF 100: both fit.
+      checkFilePart(assert, converted.content[2], { mediaType: 'image/png', bytes: png })
+      checkFilePart(assert, converted.content[3], { mediaType: 'application/pdf', bytes: pdf39 })
+      assert.equal(converted.saved.length, 1, provider)
+    }
+    const { converted } = await both(t, result, { provider: 'openai' })
+    assert.deepEqual(converted.content.map((p) => p.type), ['file', 'file', 'file', 'file'])
+  })
+
   test('priorImages: images already in the request count toward the many-image rule and the image limit', async (t) => {
     const large = pngs(6, 2500, 300)
     // 15 before and 6 now: 21, so the sixth large image is held back (fitting off) or fitted.

@@ -28,7 +28,22 @@ export interface StoreHandle {
  * savedMediaType]`.
  */
 export type ResultAnswer =
-  | ['file', string, string | Uint8Array | null, string | null, string | null, number, number | null, number | null]
+  | [
+      kind: 'file',
+      mediaType: string,
+      data: string | Uint8Array | null,
+      uri: string | null,
+      filename: string | null,
+      byteLength: number,
+      width: number | null,
+      height: number | null,
+      note: string | null,
+      savedPath: string | null,
+      savedByteLength: number | null,
+      savedMediaType: string | null,
+      placeholder: string | null,
+      pages: number | null,
+    ]
   | ['text', string, string | null, number | null, string | null]
 
 /** An opaque handle on one tool result being converted. */

@@ -853,6 +853,7 @@ struct OwnedCandidate {
     media_type: String,
     byte_length: u64,
     dimensions: Option<(u32, u32)>,
+    pages: Option<u32>,
 }
 
 type ResultHandle = External<ResultPlan>;
@@ -1023,6 +1024,7 @@ impl ToNapiValue for ResultAnswer {
                 array.push(byte_length)?;
                 array.push(media_type)?;
                 array.push(answer.placeholder)?;
+                array.push(attached.and_then(|a| a.pages))?;
                 array
             }
         };
@@ -1168,7 +1170,7 @@ pub fn result_media<'env>(
 /// decoded size and pixel size of a file part `resultMedia` answered.
 #[napi(
     catch_unwind,
-    ts_args_type = "result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null"
+    ts_args_type = "result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null, pages: number | null"
 )]
 pub fn result_attachment(
     result: Unknown,
@@ -1176,6 +1178,7 @@ pub fn result_attachment(
     byte_length: Option<Unknown>,
     width: Option<Unknown>,
     height: Option<Unknown>,
+    pages: Option<Unknown>,
 ) -> Result<(), String> {
     let plan = plan_of(&result)?;
     let media_type =
@@ -1189,10 +1192,12 @@ pub fn result_attachment(
         (Some(w), Some(h)) => Some((w as u32, h as u32)),
         _ => None,
     };
+    let pages = side(number_arg(pages, "pages")?).map(|p| p as u32);
     plan.candidates.push(OwnedCandidate {
         media_type,
         byte_length: byte_length.max(0.0) as u64,
         dimensions,
+        pages,
     });
     Ok(())
 }
@@ -1222,6 +1227,7 @@ pub fn result_decide<'env>(
             media_type: &c.media_type,
             byte_length: c.byte_length,
             dimensions: c.dimensions,
+            pages: c.pages,
         })
         .collect();
     let fit = plan.fit.enabled;

@@ -2,7 +2,8 @@
 //! request: image and document counts, the many-image pixel rule, byte
 //! totals. Images already in the request (earlier turns, other tool
 //! results) are counted when the caller says how many (`prior_images`);
-//! their bytes are the caller's to count.
+//! their bytes are the caller's to count. A PDF counts as its pages where
+//! the provider counts pages (one page when its count could not be read).
 
 use crate::provider::{MediaClass, Profile, RequestLimits, SizeLimit};
 
@@ -12,6 +13,8 @@ pub struct Candidate<'a> {
     pub media_type: &'a str,
     pub byte_length: u64,
     pub dimensions: Option<(u32, u32)>,
+    /// A PDF's page count, when it could be read.
+    pub pages: Option<u32>,
 }
 
 /// Why an attachment does not fit the request.
@@ -25,6 +28,14 @@ pub enum RequestExcess {
     },
     ImagesAndDocuments {
         max: u32,
+    },
+    /// Images and document pages together would pass `max`: `count` are in
+    /// the request already; this document would add its `pages` (`None`:
+    /// an image, one more).
+    ImagesAndPages {
+        max: u32,
+        count: u32,
+        pages: Option<u32>,
     },
     /// Over the side limit that applies once a request has many images.
     ManyImages {
@@ -95,6 +106,8 @@ pub fn allot_fitting(
 struct Tally {
     images: u32,
     documents: u32,
+    /// Pages of the documents kept (see `pages`).
+    pages: u32,
     total: u64,
     documents_total: u64,
 }
@@ -124,6 +137,13 @@ impl Tally {
             if let Some(max) = full(both, limits.max_images_and_documents) {
                 return Some(RequestExcess::ImagesAndDocuments { max });
             }
+            if let Some(max) = limits.max_images_and_pages {
+                let count = self.images.saturating_add(self.pages);
+                let pages = is_document.then(|| pages(candidate));
+                if count.saturating_add(pages.unwrap_or(1)) > max {
+                    return Some(RequestExcess::ImagesAndPages { max, count, pages });
+                }
+            }
         }
         let passes = |sum: u64, limit: SizeLimit| {
             sum.saturating_add(limit.measure(candidate.byte_length)) > limit.max()
@@ -147,6 +167,7 @@ impl Tally {
             Some(MediaClass::Image) => self.images += 1,
             Some(MediaClass::Document) => {
                 self.documents += 1;
+                self.pages = self.pages.saturating_add(pages(candidate));
                 if let Some(limit) = limits.max_documents_total {
                     self.documents_total += limit.measure(candidate.byte_length);
                 }
@@ -157,6 +178,12 @@ impl Tally {
             self.total += limit.measure(candidate.byte_length);
         }
     }
+}
+
+/// The pages a document counts for: one when its count could not be read,
+/// as for any other document.
+fn pages(candidate: &Candidate) -> u32 {
+    candidate.pages.unwrap_or(1).max(1)
 }
 
 /// Anthropic's rule: past `over` images in a request, every image must be
@@ -220,6 +247,7 @@ mod tests {
             media_type: "image/png",
             byte_length: 1000,
             dimensions: Some((width, height)),
+            pages: None,
         }
     }
 
@@ -228,6 +256,14 @@ mod tests {
             media_type: "application/pdf",
             byte_length,
             dimensions: None,
+            pages: None,
+        }
+    }
+
+    fn pdf_of(pages: u32) -> Candidate<'static> {
+        Candidate {
+            pages: Some(pages),
+            ..pdf(1000)
         }
     }
 
@@ -336,6 +372,7 @@ mod tests {
             media_type: "image/png",
             byte_length: 3_932_160,
             dimensions: Some((512, 512)),
+            pages: None,
         };
         let verdicts = allot(&ANTHROPIC_BEDROCK, &[big; 5]);
         assert_eq!(kept(&verdicts), 3);
@@ -361,6 +398,45 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn pdf_pages_count_with_images_per_request() {
+        // Claude: 100 images and PDF pages in all. Two PDFs of 60 pages:
+        // the second would make 120.
+        let verdicts = allot(&ANTHROPIC, &[pdf_of(60), pdf_of(60), pdf_of(40)]);
+        assert_eq!(
+            verdicts,
+            [
+                None,
+                Some(RequestExcess::ImagesAndPages {
+                    max: 100,
+                    count: 60,
+                    pages: Some(60)
+                }),
+                None
+            ]
+        );
+        // 95 pages, then images: five fit, the sixth would make 101.
+        let mut candidates = vec![pdf_of(95)];
+        candidates.extend(vec![png(10, 10); 6]);
+        let verdicts = allot(&ANTHROPIC, &candidates);
+        assert_eq!(kept(&verdicts), 6);
+        assert_eq!(
+            verdicts[6],
+            Some(RequestExcess::ImagesAndPages {
+                max: 100,
+                count: 100,
+                pages: None
+            })
+        );
+        // Images already in the request count; a PDF of unknown length counts one page.
+        let verdicts = allot_fitting(&ANTHROPIC, &[pdf_of(90), pdf(1000)], false, 10);
+        assert_eq!(verdicts[0], None);
+        assert!(verdicts[1].is_some());
+        assert_eq!(allot_fitting(&ANTHROPIC, &[pdf(1000)], false, 99), [None]);
+        // OpenAI counts no pages.
+        assert_eq!(kept(&allot(&OPENAI, &[pdf_of(600), pdf_of(600)])), 2);
     }
 
     #[test]

@@ -119,6 +119,8 @@ pub struct Converted {
 pub struct Attached {
     pub byte_length: u64,
     pub dimensions: Option<(u32, u32)>,
+    /// A PDF's page count, when it could be read.
+    pub pages: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,6 +365,7 @@ impl Fitting<'_, '_> {
             attached: Some(Attached {
                 byte_length: fitted.bytes.len() as u64,
                 dimensions: Some((fitted.width, fitted.height)),
+                pages: None,
             }),
             saved: saved_path.ok().map(|path| Saved {
                 path,
@@ -513,6 +516,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImage
                 attached: Some(Attached {
                     byte_length: c.byte_length,
                     dimensions: c.dimensions,
+                    pages: c.pages,
                 }),
                 saved: None,
                 note: None,
@@ -567,6 +571,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImage
                 let attached = Attached {
                     byte_length: c.byte_length,
                     dimensions: c.dimensions,
+                    pages: c.pages,
                 };
                 (sniffed, attached)
             });

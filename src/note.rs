@@ -193,6 +193,17 @@ fn request_excess(excess: &RequestExcess) -> String {
         RequestExcess::ImagesAndDocuments { max } => {
             format!("over the limit of {max} images and documents per request")
         }
+        RequestExcess::ImagesAndPages { max, count, pages } => {
+            let (what, adds) = match pages {
+                Some(1) => ("its 1 page".to_string(), 1),
+                Some(pages) => (format!("its {pages} pages"), pages),
+                None => ("this image".to_string(), 1),
+            };
+            format!(
+                "{what} would bring the request to {} images and PDF pages, over the limit of {max}",
+                count.saturating_add(adds)
+            )
+        }
         RequestExcess::ManyImages {
             width,
             height,
@@ -650,6 +661,22 @@ mod tests {
             (
                 RequestExcess::ImagesAndDocuments { max: 100 },
                 "over the limit of 100 images and documents per request",
+            ),
+            (
+                RequestExcess::ImagesAndPages {
+                    max: 100,
+                    count: 60,
+                    pages: Some(60),
+                },
+                "its 60 pages would bring the request to 120 images and PDF pages, over the limit of 100",
+            ),
+            (
+                RequestExcess::ImagesAndPages {
+                    max: 100,
+                    count: 100,
+                    pages: None,
+                },
+                "this image would bring the request to 101 images and PDF pages, over the limit of 100",
             ),
             (
                 RequestExcess::ManyImages {

@@ -118,6 +118,8 @@ pub struct RequestLimits {
     pub max_documents: Option<u32>,
     /// Images and documents together.
     pub max_images_and_documents: Option<u32>,
+    /// Images and document pages together (a PDF counts as its pages).
+    pub max_images_and_pages: Option<u32>,
     pub many_images: Option<ManyImages>,
     /// All attachments together, measured the provider's way.
     pub max_total: Option<SizeLimit>,
@@ -129,6 +131,7 @@ const NO_REQUEST_LIMITS: RequestLimits = RequestLimits {
     max_images: None,
     max_documents: None,
     max_images_and_documents: None,
+    max_images_and_pages: None,
     many_images: None,
     max_total: None,
     max_documents_total: None,
@@ -246,7 +249,9 @@ const PDF_SIZE: SizeLimit = SizeLimit::DecodedBytes(10 * MIB);
 /// Claude: "100 PDF pages" per request when the context window is under 1M
 /// tokens (600 above), so no PDF over 100 pages fits one request
 /// (<https://platform.claude.com/docs/en/build-with-claude/pdf-support>; the
-/// API's words: `A maximum of 100 PDF pages may be provided.`).
+/// API's words: `A maximum of 100 PDF pages may be provided.`). The pages
+/// are counted across the request, together with its images: the API
+/// refuses `Too much media: 0 document pages + 103 images > 100`.
 const ANTHROPIC_MAX_PDF_PAGES: u32 = 100;
 
 /// Anthropic's many-image rule: "If you submit more than 20 images in one API
@@ -267,6 +272,7 @@ const STRICTEST_REQUEST: RequestLimits = RequestLimits {
     max_images: Some(20),
     max_documents: Some(5),
     max_images_and_documents: Some(20),
+    max_images_and_pages: Some(ANTHROPIC_MAX_PDF_PAGES),
     many_images: Some(ManyImages {
         counts_documents: true,
         ..MANY_IMAGES
@@ -327,6 +333,7 @@ const ANTHROPIC_MAX_MEDIA: u32 = 100;
 const fn anthropic_request(total: SizeLimit, documents_count: bool) -> RequestLimits {
     RequestLimits {
         max_images_and_documents: Some(ANTHROPIC_MAX_MEDIA),
+        max_images_and_pages: Some(ANTHROPIC_MAX_PDF_PAGES),
         many_images: Some(ManyImages {
             counts_documents: documents_count,
             ..MANY_IMAGES

@@ -119,6 +119,7 @@ mod tests {
         media_type: "image/png",
         byte_length: 100_352,
         dimensions: Some((450, 768)),
+        pages: None,
     };
 
     #[test]
@@ -157,6 +158,7 @@ mod tests {
             media_type: "application/pdf",
             byte_length: 1535,
             dimensions: None,
+            pages: Some(1),
         };
         assert_eq!(
             decide(&ANTHROPIC, true, &[pdf]),
