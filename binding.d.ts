@@ -155,9 +155,11 @@ export declare function resultNew(provider: unknown, deferMedia: unknown, fitIma
 /**
  * Save the attachment at `index` that `resultDecide` held back (`data`:
  * its file part's base64), with the reason the core gave: the note and
- * the saved file, as `resultMedia` answers.
+ * the saved file, as `resultMedia` answers. For an image `resultMedia`
+ * made to fit, `data` is the original instead, saved at `savedPath` as
+ * `savedMediaType`: it is fitted again or noted, never saved twice.
  */
-export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string, uri: unknown, outputDir: unknown, store: StoreHandle | undefined): ResultAnswer | Promise<ResultAnswer>
+export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean): ResultAnswer | Promise<ResultAnswer>
 
 /**
  * True when both texts are JSON of the same value (key order, layout and

@@ -592,11 +592,25 @@ function planResult(job, converted) {
   return { attachments, verdicts, errorText, held }
 }
 
-/** Save an attachment the core held back; its note replaces the file part. */
+/** An image made to fit when converted, its original saved: `note` and `saved` say so. */
+function fittedBefore(entry) {
+  return entry.note !== undefined && entry.saved !== undefined
+}
+
+/**
+ * Save an attachment the core held back; its note replaces the file part.
+ * An image made to fit already goes back as its original, to be fitted
+ * again (the many-image rule) or noted, with the file that holds it: one
+ * fit, one note, one saved file.
+ */
 function spill(how, job, converted, decision, a) {
   const entry = converted[decision.attachments[a]]
   const { outputDir, store } = job.settings
-  return native.resultSpill(how, job.handle, a, entry.media.kind, entry.part.data, entry.media.uri, outputDir, store)
+  const { kind, data, uri } = entry.media
+  if (fittedBefore(entry)) {
+    return native.resultSpill(how, job.handle, a, kind, data, uri, outputDir, store, entry.saved.path, entry.saved.mediaType, isLatin1(data))
+  }
+  return native.resultSpill(how, job.handle, a, kind, entry.part.data, uri, outputDir, store, null, null, false)
 }
 
 /** Put the verdicts and spills in place and build the answer; queue deferred media. */
@@ -622,8 +636,11 @@ function finishResult(job, converted, decision, spilled) {
     }
     const verdict = decision.verdicts[a]
     a++
-    if (entry.note !== undefined) append(content, textPart(entry.note))
-    if (entry.saved !== undefined) append(saved, entry.saved)
+    // Held back after a fit: the spill's answer has the one note and file.
+    if (verdict !== false || !fittedBefore(entry)) {
+      if (entry.note !== undefined) append(content, textPart(entry.note))
+      if (entry.saved !== undefined) append(saved, entry.saved)
+    }
     if (verdict === true) {
       append(content, entry.part)
     } else if (typeof verdict === 'string') {

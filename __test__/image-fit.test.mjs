@@ -416,6 +416,45 @@ describe('whole tool results', () => {
     }
   })
 
+  test('an image fitted for 8000 px and then held by the many-image rule: fitted once from the original, one note, one saved file', async (t) => {
+    const tall = await screenshot(1280, 20000)
+    const small = []
+    for (let i = 0; i < 20; i++) small.push(await screenshot(400, 300 + i))
+    const content = [image(tall), ...small.map((p) => image(p))]
+    for (const convert of [convertToolResultSync, convertToolResult]) {
+      const dir = tempDir(t)
+      const r = await convert({ content }, { provider: 'anthropic', outputDir: dir })
+      assert.equal(r.content.length, 22)
+      const note = parseNote(r.content[0].text)
+      assert.equal(note.why, '1280x20000 px, over the 2000 px limit for requests with more than 20 images')
+      assert.deepEqual([note.original.width, note.original.height], [1280, 20000])
+      const img = await decoded(r.content[1])
+      assert.deepEqual([img.width, img.height], [128, 2000])
+      assert.deepEqual(r.saved.map((s) => s.path), [note.path])
+      assert.ok(fs.readFileSync(note.path).equals(tall))
+      assert.equal(fs.readdirSync(dir).length, 1, 'the original is saved once')
+      r.content.slice(2).forEach((p, i) => assert.equal(p.data, b64(small[i])))
+    }
+  })
+
+  test('an image fitted and then over the image count: noted with the file already holding its original', async (t) => {
+    const tall = await screenshot(1280, 20000)
+    const small = []
+    for (let i = 0; i < 20; i++) small.push(await screenshot(400, 300 + i))
+    const content = [...small.map((p) => image(p)), image(tall)]
+    for (const convert of [convertToolResultSync, convertToolResult]) {
+      const dir = tempDir(t)
+      const r = await convert({ content }, { outputDir: dir })
+      assert.equal(r.content.length, 21)
+      const last = r.content[20].text
+      assert.match(last, /^\[Binary image \(image\/png, \d+ bytes\): over the limit of 20 images per request; saved to (.+)\]$/)
+      const path = /saved to (.+)\]$/.exec(last)[1]
+      assert.deepEqual(r.saved.map((s) => s.path), [path])
+      assert.ok(fs.readFileSync(path).equals(tall))
+      assert.equal(fs.readdirSync(dir).length, 1, 'the original is saved once')
+    }
+  })
+
   test('20 images of 2500x300 are within the rule: sent as they are', async (t) => {
     const pngs = []
     for (let i = 0; i < 20; i++) pngs.push(await screenshot(2500, 300 + i))

@@ -1270,6 +1270,9 @@ struct HeldMedia {
     defer: bool,
     store: Arc<store::ToolOutputStore>,
     style: NoteStyle,
+    /// Where the original is saved already: `data` is then that original,
+    /// of `media_type`, whose first fit is being replaced.
+    saved_original: Option<String>,
 }
 
 impl HeldMedia {
@@ -1294,6 +1297,7 @@ impl HeldMedia {
                     self.profile,
                     &self.store,
                     self.style,
+                    self.saved_original.as_deref(),
                 ),
                 None => content::spill_attachment(
                     &part,
@@ -1302,6 +1306,7 @@ impl HeldMedia {
                     self.profile,
                     &self.store,
                     self.style,
+                    self.saved_original.as_deref(),
                 ),
             })
         })?;
@@ -1340,10 +1345,12 @@ impl Task for ResultSpillTask {
 
 /// Save the attachment at `index` that `resultDecide` held back (`data`:
 /// its file part's base64), with the reason the core gave: the note and
-/// the saved file, as `resultMedia` answers.
+/// the saved file, as `resultMedia` answers. For an image `resultMedia`
+/// made to fit, `data` is the original instead, saved at `savedPath` as
+/// `savedMediaType`: it is fitted again or noted, never saved twice.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string, uri: unknown, outputDir: unknown, store: StoreHandle | undefined",
+    ts_args_type = "how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean",
     ts_return_type = "ResultAnswer | Promise<ResultAnswer>"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -1356,6 +1363,9 @@ pub fn result_spill<'env>(
     uri: Option<Unknown<'env>>,
     output_dir: Option<Unknown<'env>>,
     store: Option<Unknown<'env>>,
+    saved_path: Option<Unknown<'env>>,
+    saved_media_type: Option<Unknown<'env>>,
+    data_is_latin1: Option<Unknown<'env>>,
 ) -> Result<Either<ResultAnswer, AsyncTask<ResultSpillTask>>, String> {
     let how = string_arg(Some(how), "how")?;
     let plan = plan_of(&result)?;
@@ -1366,18 +1376,28 @@ pub fn result_spill<'env>(
             Some((candidate, Verdict::Held(reason))) => (candidate, reason.clone()),
             _ => return Err(invalid("`index` must name an attachment held back")),
         };
+    let saved_original = string_arg(saved_path, "savedPath")?;
+    let media_type = match (
+        &saved_original,
+        string_arg(saved_media_type, "savedMediaType")?,
+    ) {
+        (Some(_), Some(original)) => original,
+        (Some(_), None) => return Err(invalid("`savedMediaType` must come with `savedPath`")),
+        (None, _) => candidate.media_type.clone(),
+    };
     let held = HeldMedia {
         kind: media_kind(kind)?,
         uri: string_arg(uri, "uri")?,
-        media_type: candidate.media_type.clone(),
+        media_type,
         reason,
         profile: plan.profile,
         fit: plan.fit,
         defer: plan.defer,
         store: store_setting(output_dir, store)?,
         style: style(plan.defer),
+        saved_original,
     };
-    let data = DataArg::read(Some(data), false)?;
+    let data = DataArg::read(Some(data), latin1_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => Ok(Either::A(data.with_payload("data", |p| held.spill(p))??)),
         Some("async") => Ok(Either::B(AsyncTask::new(ResultSpillTask {

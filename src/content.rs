@@ -177,6 +177,7 @@ pub fn convert_fitting(
                 label,
                 media_type: &media_type,
                 max_long_side: fit.max_long_side,
+                saved_original: None,
             };
             fitting.run(
                 &data,
@@ -198,7 +199,7 @@ pub fn convert_fitting(
             &media_type,
             label,
             &reason,
-            store,
+            save_original(&data, &media_type, store, None),
             notes(style, profile),
         ),
         Plan::SaveText {
@@ -237,7 +238,10 @@ pub fn convert_without_disk_fitting(
 
 /// A held-back attachment of a whole result made to fit `max_side` (the
 /// many-image rule) instead of saved; saved as [`spill_attachment`] does
-/// when it cannot be.
+/// when it cannot be. `saved_original`: where the original already is, when
+/// `part` is the original of an image fitted once before (to a larger
+/// limit): it is fitted again from the original, which is not saved twice,
+/// and the one note replaces the first.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_attachment(
     part: &MediaPart,
@@ -248,19 +252,29 @@ pub fn fit_attachment(
     profile: &Profile,
     store: &ToolOutputStore,
     style: NoteStyle,
+    saved_original: Option<&str>,
 ) -> Converted {
     let target = route::fit_target(profile, fit.max_long_side).map(|t| Target {
         max_side: Some(t.max_side.map_or(max_side, |m| m.min(max_side))),
         ..t
     });
     let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {
-        return spill_attachment(part, media_type, reason, profile, store, style);
+        return spill_attachment(
+            part,
+            media_type,
+            reason,
+            profile,
+            store,
+            style,
+            saved_original,
+        );
     };
     let fitting = Fitting {
         part,
         label: label(part),
         media_type,
         max_long_side: fit.max_long_side,
+        saved_original,
     };
     fitting.run(
         &data,
@@ -280,6 +294,8 @@ struct Fitting<'p, 'a> {
     /// The source's (sniffed) type.
     media_type: &'p str,
     max_long_side: Option<u32>,
+    /// Where the source is saved already, if it is (see [`fit_attachment`]).
+    saved_original: Option<&'p str>,
 }
 
 impl Fitting<'_, '_> {
@@ -306,27 +322,27 @@ impl Fitting<'_, '_> {
                             reason: Box::new(reason),
                             problem: error.to_string(),
                         };
-                        spill(data, self.media_type, self.label, &reason, store, notes)
+                        let saved =
+                            save_original(data, self.media_type, store, self.saved_original);
+                        spill(data, self.media_type, self.label, &reason, saved, notes)
                     }
                     (None, None) => {
                         let reason = Reason::NotFitted {
                             reason: Box::new(Reason::UnknownPixelSize),
                             problem: error.to_string(),
                         };
-                        spill(data, self.media_type, self.label, &reason, store, notes)
+                        let saved =
+                            save_original(data, self.media_type, store, self.saved_original);
+                        spill(data, self.media_type, self.label, &reason, saved, notes)
                     }
                 };
             }
         };
         let byte_length = data.len() as u64;
-        let extension = media_type::extension(self.media_type);
-        let saved = store
-            .check_fits(byte_length)
-            .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)));
-        let saved_path = saved
-            .as_ref()
-            .map(|s| s.path.to_string_lossy().into_owned());
-        let error_words = saved.as_ref().err().map(ToString::to_string);
+        let saved_path = save_original(data, self.media_type, store, self.saved_original);
+        // The reason names the source's pixel size, whatever was measured
+        // before (a first fit's output, for the many-image rule).
+        let reason = reason.map(|r| r.with_pixel_size(fitted.source_width, fitted.source_height));
         let note = note::fitted(
             self.label,
             reason.as_ref(),
@@ -344,11 +360,7 @@ impl Fitting<'_, '_> {
                 byte_length: fitted.bytes.len() as u64,
             },
             fitted.first_frame,
-            match (&saved_path, &error_words) {
-                (Ok(path), _) => Ok(path.as_str()),
-                (Err(_), Some(error)) => Err(error.as_str()),
-                (Err(_), None) => Err("not saved"),
-            },
+            saved_path.as_deref().map_err(String::as_str),
         );
         let sent_extension = media_type::extension(fitted.media_type);
         Converted {
@@ -403,7 +415,8 @@ fn with_extension(name: &str, extension: &str) -> String {
 }
 
 /// Save a part that could be attached but is held back (a whole result's
-/// budget): `media_type` is its sniffed type, `reason` why it stays out.
+/// budget): `media_type` is its sniffed type, `reason` why it stays out;
+/// `saved_original`: where it is saved already (see [`fit_attachment`]).
 pub fn spill_attachment(
     part: &MediaPart,
     media_type: &str,
@@ -411,6 +424,7 @@ pub fn spill_attachment(
     profile: &Profile,
     store: &ToolOutputStore,
     style: NoteStyle,
+    saved_original: Option<&str>,
 ) -> Converted {
     let label = label(part);
     match Data::open(part.payload) {
@@ -419,7 +433,7 @@ pub fn spill_attachment(
             media_type,
             label,
             reason,
-            store,
+            save_original(&data, media_type, store, saved_original),
             notes(style, profile),
         ),
         Err(error) => {
@@ -625,23 +639,39 @@ impl Notes<'_> {
     }
 }
 
+/// Save `data` (of `media_type`) whole, unless it is saved already at
+/// `saved_at`: its path, or the store's words for why not.
+fn save_original(
+    data: &Data,
+    media_type: &str,
+    store: &ToolOutputStore,
+    saved_at: Option<&str>,
+) -> Result<String, String> {
+    if let Some(path) = saved_at {
+        return Ok(path.to_owned());
+    }
+    let extension = media_type::extension(media_type);
+    store
+        .check_fits(data.len() as u64)
+        .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)))
+        .map(|saved| saved.path.to_string_lossy().into_owned())
+        .map_err(|error| error.to_string())
+}
+
+/// The note for a part saved (`saved`: [`save_original`]'s answer) rather
+/// than sent, with the reason.
 fn spill(
     data: &Data,
     media_type: &str,
     label: Label,
     reason: &Reason,
-    store: &ToolOutputStore,
+    saved: Result<String, String>,
     notes: Notes,
 ) -> Converted {
     let byte_length = data.len() as u64;
-    let extension = media_type::extension(media_type);
     let noun = notes.deferred_noun(media_type, reason);
-    let saved = store
-        .check_fits(byte_length)
-        .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)));
     match saved {
-        Ok(saved) => {
-            let path = saved.path.to_string_lossy().into_owned();
+        Ok(path) => {
             let text = match noun {
                 Some(noun) => note::not_shown_saved(media_type, noun, byte_length, reason, &path),
                 None => note::saved(label, media_type, byte_length, reason, &path),
@@ -658,7 +688,6 @@ fn spill(
             }
         }
         Err(error) => {
-            let error = error.to_string();
             let text = match noun {
                 Some(noun) => {
                     note::not_shown_save_failed(media_type, noun, byte_length, reason, &error)
@@ -1033,6 +1062,7 @@ mod tests {
             &DEFAULT,
             &store,
             NoteStyle::Standard,
+            None,
         );
         let path = converted.saved.unwrap().path;
         assert_eq!(std::fs::read(&path).unwrap(), bytes);
@@ -1049,6 +1079,7 @@ mod tests {
             &DEFAULT,
             &store,
             NoteStyle::Deferred,
+            None,
         );
         let path = converted.saved.unwrap().path;
         assert_eq!(
@@ -1057,6 +1088,19 @@ mod tests {
                 "[image/png image, 59 KB, not shown to the model: over the limit of 20 images per request; saved to {path}]"
             ))
         );
+        // Saved already (the original of an image fitted before): named, not written again.
+        let files = std::fs::read_dir(store.dir()).unwrap().count();
+        let converted = spill_attachment(
+            &part,
+            "image/png",
+            &reason,
+            &DEFAULT,
+            &store,
+            NoteStyle::Standard,
+            Some(&path),
+        );
+        assert_eq!(converted.saved.unwrap().path, path);
+        assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), files);
     }
 
     #[test]

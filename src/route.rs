@@ -85,6 +85,22 @@ impl Reason {
             ),
         }
     }
+
+    /// The same reason naming the image as `width`x`height` px, where it
+    /// names a pixel size at all (the many-image rule).
+    pub fn with_pixel_size(self, width: u32, height: u32) -> Reason {
+        match self {
+            Reason::Request(RequestExcess::ManyImages { max_side, over, .. }) => {
+                Reason::Request(RequestExcess::ManyImages {
+                    width,
+                    height,
+                    max_side,
+                    over,
+                })
+            }
+            other => other,
+        }
+    }
 }
 
 /// An image's size against the provider's side limit.
