@@ -315,27 +315,17 @@ impl Fitting<'_, '_> {
         let fitted = match image_fit::fit(data.full(), target, animated) {
             Ok(fitted) => fitted,
             Err(error) => {
-                return match (reason, as_is) {
-                    (None, Some(as_is)) => self.as_it_is(data, as_is),
-                    (Some(reason), _) => {
-                        let reason = Reason::NotFitted {
-                            reason: Box::new(reason),
-                            problem: error.to_string(),
-                        };
-                        let saved =
-                            save_original(data, self.media_type, store, self.saved_original);
-                        spill(data, self.media_type, self.label, &reason, saved, notes)
-                    }
-                    (None, None) => {
-                        let reason = Reason::NotFitted {
-                            reason: Box::new(Reason::UnknownPixelSize),
-                            problem: error.to_string(),
-                        };
-                        let saved =
-                            save_original(data, self.media_type, store, self.saved_original);
-                        spill(data, self.media_type, self.label, &reason, saved, notes)
-                    }
+                let held_for = match (reason, as_is) {
+                    (None, Some(as_is)) => return self.as_it_is(data, as_is),
+                    (Some(reason), _) => reason,
+                    (None, None) => Reason::UnknownPixelSize,
                 };
+                let reason = Reason::NotFitted {
+                    reason: Box::new(held_for),
+                    problem: error.to_string(),
+                };
+                let saved = save_original(data, self.media_type, store, self.saved_original);
+                return spill(data, self.media_type, self.label, &reason, saved, notes);
             }
         };
         let byte_length = data.len() as u64;
