@@ -25,6 +25,8 @@ function hostDir(dir) {
 
 const ReflectApply = Reflect.apply
 const ObjectHasOwn = Object.hasOwn
+const ObjectGetPrototypeOf = Object.getPrototypeOf
+const ObjectPrototype = Object.prototype
 const ObjectDefineProperty = Object.defineProperty
 const ArrayIsArray = Array.isArray
 const RegExpPrototypeExec = RegExp.prototype.exec
@@ -91,12 +93,14 @@ let checkedMaxLongSide
 function readOptions(options) {
   if (options === undefined || options === null) return NO_OPTIONS
   if (typeof options !== 'object') throw invalidArgument('`options` must be an object')
-  const provider = own(options, 'provider')
-  const outputDir = hostDir(own(options, 'outputDir'))
-  const store = storeHandle(own(options, 'store'), true)
-  const maxTextTokens = own(options, 'maxTextTokens')
-  const fitImages = own(options, 'fitImages')
-  const maxLongSide = own(options, 'maxLongSide')
+  // Named reads, `in` first: optimized code folds `in` to a shape check,
+  // where Object.hasOwn is a call, and most options are usually absent.
+  const provider = 'provider' in options && ObjectHasOwn(options, 'provider') ? options.provider : undefined
+  const outputDir = hostDir('outputDir' in options && ObjectHasOwn(options, 'outputDir') ? options.outputDir : undefined)
+  const store = storeHandle('store' in options && ObjectHasOwn(options, 'store') ? options.store : undefined, true)
+  const maxTextTokens = 'maxTextTokens' in options && ObjectHasOwn(options, 'maxTextTokens') ? options.maxTextTokens : undefined
+  const fitImages = 'fitImages' in options && ObjectHasOwn(options, 'fitImages') ? options.fitImages : undefined
+  const maxLongSide = 'maxLongSide' in options && ObjectHasOwn(options, 'maxLongSide') ? options.maxLongSide : undefined
   // Checked even when the part turns out to need no native conversion.
   if (
     provider !== checkedProvider ||
@@ -188,7 +192,7 @@ function textPart(text) {
 
 /** MCP `annotations.audience`: for the model unless it leaves "assistant" out. */
 function isForModel(part) {
-  const annotations = ObjectHasOwn(part, 'annotations') ? part.annotations : undefined
+  const annotations = 'annotations' in part && ObjectHasOwn(part, 'annotations') ? part.annotations : undefined
   if (annotations === null || typeof annotations !== 'object') return true
   const audience = own(annotations, 'audience')
   if (!ArrayIsArray(audience)) return true
@@ -208,13 +212,17 @@ function stringField(value, name) {
 function readPart(part, options) {
   if (part === null || typeof part !== 'object') throw invalidArgument('a content part must be an object with a `type`')
   if (!isForModel(part)) return null
-  // Named reads rather than `own(part, key)`: each site keeps its own inline
-  // cache, and a plain text part (the commonest) costs little more than a
-  // hand-written `{ type: 'text', text: part.text }`.
-  const type = ObjectHasOwn(part, 'type') ? part.type : undefined
+  // Own properties, read so that a plain text part (the commonest) costs
+  // little more than a hand-written `{ type: 'text', text: part.text }`:
+  // named reads (each site keeps its own inline cache), and no
+  // Object.hasOwn call (a call, where the checks below fold to shape checks
+  // in optimized code) for an object whose prototype is an Object.prototype
+  // without the key: there `part.type` can only read an own property.
+  const plain = ObjectGetPrototypeOf(part) === ObjectPrototype
+  const type = (plain && !('type' in ObjectPrototype)) || ObjectHasOwn(part, 'type') ? part.type : undefined
   switch (type) {
     case 'text': {
-      const text = ObjectHasOwn(part, 'text') ? part.text : undefined
+      const text = (plain && !('text' in ObjectPrototype)) || ObjectHasOwn(part, 'text') ? part.text : undefined
       if (typeof text === 'string' && isShortText(text, options)) return { type: 'text', text }
       return textOrLong('', stringField(text, 'text'), undefined, options)
     }
@@ -805,7 +813,6 @@ exports.toAiSdkToolOutput = adapters.toAiSdkToolOutput
 
 // ------------------------------------------------------------------ repairing histories
 
-const ObjectGetPrototypeOf = Object.getPrototypeOf
 const StringPrototypeSlice = String.prototype.slice
 const StringPrototypeIndexOf = String.prototype.indexOf
 const StringPrototypeStartsWith = String.prototype.startsWith

@@ -238,10 +238,19 @@ test('the bad-input matrix, async', async () => {
 
 test('a getter or Proxy that throws: its own error comes back, unchanged', () => {
   const boom = new Error('boom')
+  const throws = () => {
+    throw boom
+  }
+  // A Proxy is read through the traps an ordinary object's reads run: `has`,
+  // `getPrototypeOf`, `get`, and `getOwnPropertyDescriptor` where the
+  // prototype is not a clean Object.prototype. Whichever of them throws, its error comes back.
   const parts = [
-    Object.defineProperty({ type: 'image' }, 'data', { get: () => { throw boom }, enumerable: true }),
-    new Proxy({}, { getOwnPropertyDescriptor: () => { throw boom } }),
-    Object.defineProperty({}, 'type', { get: () => { throw boom }, enumerable: true }),
+    Object.defineProperty({ type: 'image' }, 'data', { get: throws, enumerable: true }),
+    Object.defineProperty({}, 'type', { get: throws, enumerable: true }),
+    new Proxy({ type: 'text', text: 'x' }, { has: throws }),
+    new Proxy({ type: 'text', text: 'x' }, { getPrototypeOf: throws }),
+    new Proxy({ type: 'text', text: 'x' }, { get: throws }),
+    new Proxy(Object.assign(Object.create(null), { type: 'text', text: 'x' }), { getOwnPropertyDescriptor: throws }),
   ]
   for (const part of parts) assert.throws(() => toContent(part, options), (e) => e === boom)
 })
