@@ -21,7 +21,6 @@ const BufferFrom = Buffer.from
 const BufferConstructor = Buffer
 const BufferToString = Buffer.prototype.toString
 
-
 function stringArg(value, name) {
   if (typeof value !== 'string') throw invalidArgument(`\`${name}\` must be a string`)
   return value

@@ -57,7 +57,6 @@ function isLatin1(data) {
   return CHECK_LATIN1 && typeof data === 'string' && ReflectApply(RegExpPrototypeExec, ABOVE_LATIN1, [data]) === null
 }
 
-
 /**
  * Data native code may read: a string, or bytes no other thread can write
  * while they are read (a view of a SharedArrayBuffer is copied first).
@@ -417,7 +416,6 @@ function started(promise) {
   ReflectApply(PromisePrototypeThen, promise, [undefined, ignore])
   return promise
 }
-
 
 /** Deeper `structuredContent` is refused: a cycle would never end. */
 const MAX_JSON_DEPTH = 1000
@@ -832,7 +830,6 @@ function copyObject(object) {
   }
   return copy
 }
-
 
 /** A copy of an array a caller gave, each element read once. */
 function copyArray(list) {
