@@ -8,7 +8,8 @@
 //
 // `save`: store.save of a fresh 1 MiB Buffer per round. `tocontent`:
 // toContent of a 5,000,000-byte PNG as base64 (over the default profile's
-// 3,932,160-byte image limit, so it is spilled to the store). Prints `ok`
+// 3,932,160-byte image limit; with fitImages: false it is spilled to the
+// store). Prints `ok`
 // after the last round; a crash kills the process (SIGSEGV, SIGTRAP).
 import fs from 'node:fs'
 import os from 'node:os'
@@ -31,7 +32,7 @@ try {
     if (mode === 'save') {
       store.save(Buffer.alloc(1024 * 1024, i & 0xff), { mediaType: 'application/octet-stream' })
     } else {
-      const out = mc.toContent({ type: 'image', data: png, mimeType: 'image/png' }, { store })
+      const out = mc.toContent({ type: 'image', data: png, mimeType: 'image/png' }, { store, fitImages: false })
       if (out.type !== 'text' || !/saved to /.test(out.text)) throw new Error(`round ${i}: not spilled: ${JSON.stringify(out).slice(0, 200)}`)
     }
     if (i % 10 === 0) console.log(`${i} rss=${(process.memoryUsage().rss / 1048576) | 0}MiB`)
