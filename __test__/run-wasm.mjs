@@ -26,7 +26,8 @@ if (!fs.existsSync(wasm)) {
 
 const files = FILES.map((name) => `__test__/${name}.test.mjs`)
 console.log(`run-wasm: node ${process.version}, NAPI_RS_FORCE_WASI=error, ${files.length} files`)
-const r = spawnSync(process.execPath, ['--test', ...files], {
+// TAP on every Node: from Node 23 the default reporter is spec, without `# pass N`.
+const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', ...files], {
   cwd: repoRoot,
   encoding: 'utf8',
   maxBuffer: 256 * 1024 * 1024,
