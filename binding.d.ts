@@ -91,7 +91,7 @@ export interface Classification {
 }
 
 /** Classify bytes or a base64 string. */
-export declare function classify(data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean): Classification
+export declare function classify(data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean | 'base64Bytes'): Classification
 
 /**
  * Convert a media part (image, audio, media, a resource with a blob).
@@ -99,7 +99,7 @@ export declare function classify(data: string | Uint8Array, declaredMediaType: u
  * when the part needs a disk write; `"async"` copies the data and gives a
  * promise of the conversion on the libuv thread pool.
  */
-export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean, fitImages: unknown, maxLongSide: unknown): MediaAnswer | undefined | Promise<MediaAnswer>
+export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean | 'base64Bytes', fitImages: unknown, maxLongSide: unknown): MediaAnswer | undefined | Promise<MediaAnswer>
 
 /** The default text cap, in estimated tokens. */
 export declare function defaultMaxTextTokens(): number
@@ -144,7 +144,7 @@ export declare function resultDecide(result: ResultHandle, isError: boolean, has
  * same), with the result's provider and note style, telling what was
  * attached or saved.
  */
-export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean): ResultAnswer | undefined | Promise<ResultAnswer>
+export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean | 'base64Bytes'): ResultAnswer | undefined | Promise<ResultAnswer>
 
 /**
  * Start converting a tool result for `provider`, deferring media as
@@ -159,7 +159,7 @@ export declare function resultNew(provider: unknown, deferMedia: unknown, fitIma
  * made to fit, `data` is the original instead, saved at `savedPath` as
  * `savedMediaType`: it is fitted again or noted, never saved twice.
  */
-export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean): ResultAnswer | Promise<ResultAnswer>
+export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean | 'base64Bytes'): ResultAnswer | Promise<ResultAnswer>
 
 /**
  * True when both texts are JSON of the same value (key order, layout and
@@ -189,7 +189,7 @@ export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes:
  * `"async"` for a promise of the save on the libuv thread pool, made from a
  * copy of the data.
  */
-export declare function storeSave(how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean): SavedFile | Promise<SavedFile>
+export declare function storeSave(how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean | 'base64Bytes'): SavedFile | Promise<SavedFile>
 
 /** The note for a part of a type this library does not know. */
 export declare function unsupportedPartText(type: unknown): string

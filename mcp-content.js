@@ -38,6 +38,8 @@ const RangeErrorConstructor = RangeError
 // Node's base64 encoder (also in Bun); the public Buffer#toString reaches it
 // through prototype lookups that could be replaced.
 const base64Slice = Buffer.prototype.base64Slice
+const BufferAllocUnsafeSlow = Buffer.allocUnsafeSlow
+const latin1Write = Buffer.prototype.latin1Write
 const isUint8Array = types.isUint8Array
 const isSharedArrayBuffer = types.isSharedArrayBuffer
 
@@ -55,6 +57,24 @@ const CHECK_LATIN1 = typeof globalThis.Bun === 'undefined'
 
 function isLatin1(data) {
   return CHECK_LATIN1 && typeof data === 'string' && ReflectApply(RegExpPrototypeExec, ABOVE_LATIN1, [data]) === null
+}
+
+/**
+ * The data as native code gets it, with `word`: on the wasm build emnapi
+ * copies a string into wasm memory one character at a time and a Uint8Array
+ * in one block, so a Latin-1 string goes as its bytes with the word
+ * 'base64Bytes' (native code reads them as base64 text). The native addon
+ * gets the string and whether it is Latin-1, as before.
+ */
+function nativeData(data, latin1) {
+  if (!(ON_WASM && latin1)) return data
+  const bytes = ReflectApply(BufferAllocUnsafeSlow, Buffer, [data.length])
+  ReflectApply(latin1Write, bytes, [data, 0, data.length])
+  return bytes
+}
+
+function nativeWord(latin1) {
+  return ON_WASM && latin1 ? 'base64Bytes' : latin1
 }
 
 /**
@@ -251,7 +271,8 @@ function readPart(part, options) {
 function convertMedia(how, media, options) {
   const { kind, data, mimeType, uri } = media
   const { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide } = options
-  return native.convertMedia(how, kind, data, mimeType, uri, provider, outputDir, store, maxTextTokens, isLatin1(data), fitImages, maxLongSide)
+  const latin1 = isLatin1(data)
+  return native.convertMedia(how, kind, nativeData(data, latin1), mimeType, uri, provider, outputDir, store, maxTextTokens, nativeWord(latin1), fitImages, maxLongSide)
 }
 
 /**
@@ -312,7 +333,8 @@ async function toContentAsync(part, options) {
 
 function classify(data, declaredMediaType) {
   const bytes = privateData(data)
-  return native.classify(bytes, declaredMediaType, isLatin1(bytes))
+  const latin1 = isLatin1(bytes)
+  return native.classify(nativeData(bytes, latin1), declaredMediaType, nativeWord(latin1))
 }
 
 function isUtf8(data) {
@@ -370,7 +392,8 @@ class ToolOutputStore {
     const handle = storeHandle(this)
     const { mediaType, extension } = readSaveOptions(options)
     const bytes = privateData(data)
-    return native.storeSave('sync', handle, bytes, mediaType, extension, isLatin1(bytes))
+    const latin1 = isLatin1(bytes)
+    return native.storeSave('sync', handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
   }
 
   /** `save` on the libuv thread pool, from a copy of the data. */
@@ -378,7 +401,8 @@ class ToolOutputStore {
     const handle = storeHandle(this)
     const { mediaType, extension } = readSaveOptions(options)
     const bytes = privateData(data)
-    return native.storeSave('async', handle, bytes, mediaType, extension, isLatin1(bytes))
+    const latin1 = isLatin1(bytes)
+    return native.storeSave('async', handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
   }
 
   /** Delete this store's own files older than the retention; returns how many. */
@@ -521,7 +545,8 @@ function startResult(result, options) {
 function resultMedia(how, job, media) {
   const { kind, data, mimeType, uri } = media
   const { outputDir, store, maxTextTokens } = job.settings
-  return native.resultMedia(how, job.handle, kind, data, mimeType, uri, outputDir, store, maxTextTokens, isLatin1(data))
+  const latin1 = isLatin1(data)
+  return native.resultMedia(how, job.handle, kind, nativeData(data, latin1), mimeType, uri, outputDir, store, maxTextTokens, nativeWord(latin1))
 }
 
 /** A converted text part of a result (no media, nothing to budget). */
@@ -614,9 +639,13 @@ function spill(how, job, converted, decision, a) {
   const { outputDir, store } = job.settings
   const { kind, data, uri } = entry.media
   if (fittedBefore(entry)) {
-    return native.resultSpill(how, job.handle, a, kind, data, uri, outputDir, store, entry.saved.path, entry.saved.mediaType, isLatin1(data))
+    const latin1 = isLatin1(data)
+    return native.resultSpill(how, job.handle, a, kind, nativeData(data, latin1), uri, outputDir, store, entry.saved.path, entry.saved.mediaType, nativeWord(latin1))
   }
-  return native.resultSpill(how, job.handle, a, kind, entry.part.data, uri, outputDir, store, null, null, false)
+  // Our own base64: Latin-1, which only the wasm build is told.
+  const partData = entry.part.data
+  const latin1 = ON_WASM && isLatin1(partData)
+  return native.resultSpill(how, job.handle, a, kind, nativeData(partData, latin1), uri, outputDir, store, null, null, nativeWord(latin1))
 }
 
 /** Put the verdicts and spills in place and build the answer; queue deferred media. */

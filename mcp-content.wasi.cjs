@@ -622,6 +622,23 @@ const __wasi = new __nodeWASI({
     [__hostRoot]: __hostRoot,
   },
 })
+// mcp-content: WASI calls go through JS functions (added by scripts/patch-wasi-loaders.mjs):
+// a direct call from wasm is a V8 fast API call, and on Node 20 and 22 a
+// garbage collection started inside one corrupts the JS heap
+// (nodejs/node#46777; README.md, "WebAssembly fallback").
+__wasi.wasiImport = (function (direct) {
+  const apply = Reflect.apply
+  const throughJs = {}
+  for (const name of Object.keys(direct)) {
+    const call = direct[name]
+    // Rest arguments: optimized code forwards them as varargs, never as
+    // a fast API call.
+    throughJs[name] = function (...args) {
+      return apply(call, undefined, args)
+    }
+  }
+  return throughJs
+})(__wasi.wasiImport)
 
 const __sharedMemory = new WebAssembly.Memory({
   initial: 4000,

@@ -245,6 +245,25 @@ test('a Latin-1 read (the entry vouches for one-byte strings) answers as the UTF
   assert.equal(entry.toContent({ type: 'image', data: folded, mimeType: 'image/png' }).type, 'text')
 })
 
+test("base64 text passed as bytes with the word 'base64Bytes' (how the entry feeds the wasm build) answers as the string", () => {
+  const pngBytes = corpus('fixture.png')
+  const png = pngBytes.toString('base64')
+  const strings = [png, png.replace(/=+$/, ''), `${png.slice(0, 40)}\u00e9${png.slice(41)}`, `${png.slice(0, 40)} ${png.slice(41)}`, '', 'not base64!']
+  for (const s of strings) {
+    const bytes = Buffer.from(s, 'latin1')
+    const viaString = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, undefined, true)
+    const viaBytes = native.convertMedia('sync', 'image', bytes, 'image/png', null, undefined, dir, undefined, undefined, 'base64Bytes')
+    assert.deepEqual(viaBytes, viaString, s.slice(0, 50))
+    assert.deepEqual(native.classify(bytes, 'image/png', 'base64Bytes'), native.classify(s, 'image/png', true), s.slice(0, 50))
+  }
+  // Without the word the same bytes are the data itself, not base64.
+  assert.equal(native.classify(Buffer.from(png, 'latin1'), undefined, false).mediaType, 'text/plain')
+  const store = native.storeNew(dir, undefined, undefined)
+  const saved = native.storeSave('sync', store, Buffer.from(png, 'latin1'), 'image/png', undefined, 'base64Bytes')
+  assert.ok(fs.readFileSync(saved.path).equals(pngBytes))
+  assert.throws(() => native.classify(pngBytes, undefined, 'base64'), (e) => e.code === 'INVALID_ARGUMENT' && /dataIsLatin1/.test(e.message))
+})
+
 test('a SharedArrayBuffer view: native code refuses it, the entry reads a copy', () => {
   const png = corpus('fixture.png')
   const shared = new Uint8Array(new SharedArrayBuffer(png.length))

@@ -14,9 +14,10 @@ const testDir = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(testDir, '..')
 const wasm = path.join(repoRoot, 'mcp-content.wasm32-wasi.wasm')
 
-// Not profiles.test.mjs: its run of multi-MB spills crashes Node 20 and 22 on
-// the wasm build (README, "WebAssembly fallback").
-const FILES = ['classify', 'content', 'store', 'text-cap', 'tool-result', 'bad-input', 'png-repair', 'limits', 'wire-anthropic', 'wire-openai', 'wire-gemini', 'wire-bedrock', 'adapters']
+// corpus and reference (about 30 s and 50 s here) compare the same core on the
+// same inputs as the native runs; hostile-options, large-input and soak test
+// what the wasm build does not offer (README, "WebAssembly fallback").
+const FILES = ['classify', 'content', 'store', 'text-cap', 'tool-result', 'bad-input', 'png-repair', 'limits', 'profiles', 'entry', 'image-fit', 'input-reads', 'memory-safety', 'wire-anthropic', 'wire-openai', 'wire-gemini', 'wire-bedrock', 'wire-ai-sdk', 'adapters']
 
 if (!fs.existsSync(wasm)) {
   console.error(`run-wasm: ${path.relative(repoRoot, wasm)} is missing (run npm run build:wasm)`)
@@ -25,7 +26,8 @@ if (!fs.existsSync(wasm)) {
 
 const files = FILES.map((name) => `__test__/${name}.test.mjs`)
 console.log(`run-wasm: node ${process.version}, NAPI_RS_FORCE_WASI=error, ${files.length} files`)
-const r = spawnSync(process.execPath, ['--test', ...files], {
+// TAP on every Node: from Node 23 the default reporter is spec, without `# pass N`.
+const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', ...files], {
   cwd: repoRoot,
   encoding: 'utf8',
   maxBuffer: 256 * 1024 * 1024,

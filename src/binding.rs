@@ -119,16 +119,47 @@ fn number_arg(value: Option<Unknown>, name: &str) -> Result<Option<f64>, String>
     unsafe { value.cast::<f64>() }.map(Some).map_err(from_napi)
 }
 
-/// The entry's word that a string has no character above U+00FF.
-fn latin1_arg(value: Option<Unknown>) -> Result<bool, String> {
+/// What the entry says about the data it passes (`dataIsLatin1`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DataText {
+    /// `false`: a string that may have characters above U+00FF.
+    Any,
+    /// `true`: a string without characters above U+00FF.
+    Latin1,
+    /// `'base64Bytes'`: a Uint8Array holding the Latin-1 bytes of a base64
+    /// string. The entry sends this to the wasm build only, where emnapi
+    /// copies a string into wasm memory one character at a time but bytes
+    /// in one block.
+    Base64Bytes,
+}
+
+/// The entry's word on the data: see [`DataText`].
+fn data_text_arg(value: Option<Unknown>) -> Result<DataText, String> {
     let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
-        return Ok(false);
+        return Ok(DataText::Any);
     };
-    if value.get_type().map_err(from_napi)? != ValueType::Boolean {
-        return Err(invalid("`dataIsLatin1` must be a boolean"));
+    let not_valid = || invalid("`dataIsLatin1` must be a boolean or 'base64Bytes'");
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Boolean => {
+            // SAFETY: the value was just checked to be a boolean.
+            let latin1 = unsafe { value.cast::<bool>() }.map_err(from_napi)?;
+            Ok(if latin1 {
+                DataText::Latin1
+            } else {
+                DataText::Any
+            })
+        }
+        ValueType::String => {
+            // SAFETY: the value was just checked to be a string.
+            let word = unsafe { value.cast::<String>() }.map_err(from_napi)?;
+            if word == "base64Bytes" {
+                Ok(DataText::Base64Bytes)
+            } else {
+                Err(not_valid())
+            }
+        }
+        _ => Err(not_valid()),
     }
-    // SAFETY: the value was just checked to be a boolean.
-    unsafe { value.cast::<bool>() }.map_err(from_napi)
 }
 
 /// Read a base64 string's bytes. `latin1` is the entry's word that the
@@ -251,7 +282,7 @@ enum OwnedData {
 }
 
 impl<'env> DataArg<'env> {
-    fn read(value: Option<Unknown<'env>>, latin1: bool) -> Result<Self, String> {
+    fn read(value: Option<Unknown<'env>>, text: DataText) -> Result<Self, String> {
         let Some(value) = value else {
             return Ok(DataArg::Absent);
         };
@@ -260,7 +291,11 @@ impl<'env> DataArg<'env> {
             ValueType::String => {
                 // SAFETY: the value was just checked to be a string.
                 let string: JsString = unsafe { value.cast() }.map_err(from_napi)?;
-                read_base64_string(string, latin1).map(DataArg::Base64)
+                read_base64_string(string, text == DataText::Latin1).map(DataArg::Base64)
+            }
+            // Base64 text as bytes: copied, as a string's characters are.
+            _ if text == DataText::Base64Bytes => {
+                with_bytes(&value, "data", <[u8]>::to_vec).map(DataArg::Base64)
             }
             _ => Ok(DataArg::Bytes(value)),
         }
@@ -786,7 +821,7 @@ fn rejection(env: &Env, error: Error<String>) -> Error {
 /// promise of the conversion on the libuv thread pool.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean, fitImages: unknown, maxLongSide: unknown",
+    ts_args_type = "how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean | 'base64Bytes', fitImages: unknown, maxLongSide: unknown",
     ts_return_type = "MediaAnswer | undefined | Promise<MediaAnswer>"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -812,7 +847,7 @@ pub fn convert_media<'env>(
     };
     let fit = fit_arg(fit_images, max_long_side)?;
     let settings = settings(provider, output_dir, store, max_text_tokens, fit)?;
-    let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
+    let data = DataArg::read(data, data_text_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => {
             let part =
@@ -1115,7 +1150,7 @@ impl Task for ResultMediaTask {
 /// attached or saved.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean",
+    ts_args_type = "how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean | 'base64Bytes'",
     ts_return_type = "ResultAnswer | undefined | Promise<ResultAnswer>"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -1145,7 +1180,7 @@ pub fn result_media<'env>(
         store: store_setting(output_dir, store)?,
         style: style(plan.defer),
     };
-    let data = DataArg::read(data, latin1_arg(data_is_latin1)?)?;
+    let data = DataArg::read(data, data_text_arg(data_is_latin1)?)?;
     let now = |disk: bool| data.with_payload("data", |p| media.convert(p, disk))?;
     let answer = |converted| ResultAnswer {
         converted,
@@ -1350,7 +1385,7 @@ impl Task for ResultSpillTask {
 /// `savedMediaType`: it is fitted again or noted, never saved twice.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean",
+    ts_args_type = "how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean | 'base64Bytes'",
     ts_return_type = "ResultAnswer | Promise<ResultAnswer>"
 )]
 #[allow(clippy::too_many_arguments)]
@@ -1397,7 +1432,7 @@ pub fn result_spill<'env>(
         style: style(plan.defer),
         saved_original,
     };
-    let data = DataArg::read(Some(data), latin1_arg(data_is_latin1)?)?;
+    let data = DataArg::read(Some(data), data_text_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => Ok(Either::A(data.with_payload("data", |p| held.spill(p))??)),
         Some("async") => Ok(Either::B(AsyncTask::new(ResultSpillTask {
@@ -1526,7 +1561,7 @@ impl From<Classification> for JsClassification {
 /// Classify bytes or a base64 string.
 #[napi(
     catch_unwind,
-    ts_args_type = "data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean",
+    ts_args_type = "data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean | 'base64Bytes'",
     ts_return_type = "Classification"
 )]
 pub fn classify(
@@ -1538,7 +1573,7 @@ pub fn classify(
     if is_nullish(&data)? {
         return Err(invalid("`data` is required"));
     }
-    let data = DataArg::read(Some(data), latin1_arg(data_is_latin1)?)?;
+    let data = DataArg::read(Some(data), data_text_arg(data_is_latin1)?)?;
     data.with_payload("data", |payload| {
         guarded(|| Ok(classify::classify(payload, declared.as_deref()).into()))
     })?
@@ -1654,7 +1689,7 @@ pub fn store_dir(store: Unknown) -> Result<String, String> {
 /// copy of the data.
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean",
+    ts_args_type = "how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean | 'base64Bytes'",
     ts_return_type = "SavedFile | Promise<SavedFile>"
 )]
 pub fn store_save(
@@ -1672,7 +1707,7 @@ pub fn store_save(
     if is_nullish(&data)? {
         return Err(invalid("`data` is required"));
     }
-    let data = DataArg::read(Some(data), latin1_arg(data_is_latin1)?)?;
+    let data = DataArg::read(Some(data), data_text_arg(data_is_latin1)?)?;
     match how.as_deref() {
         Some("sync") => data
             .with_payload("data", |payload| {
