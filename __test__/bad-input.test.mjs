@@ -8,7 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { Worker } from 'node:worker_threads'
-import { loadBinding, bindingPath, corpus, makePng, crc32, wasmCannot } from './fixtures/index.mjs'
+import { loadBinding, bindingPath, corpus, makePng, crc32, wasmCannot, testDir } from './fixtures/index.mjs'
 
 const { toContent, toContentAsync, ToolOutputStore } = loadBinding()
 
@@ -292,7 +292,7 @@ test('4 worker threads and the main thread at once give the same answers', async
 
 test('answers built natively are not read through a getter planted under an array index', { skip: wasmCannot("run with getters planted on Array.prototype indexes: emnapi's JS runtime reads its own arrays through them") }, async () => {
   const { spawnSync } = await import('node:child_process')
-  const child = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures', 'index-pollution-child.cjs')
+  const child = path.join(testDir, 'fixtures', 'index-pollution-child.cjs')
   const run = spawnSync(process.execPath, [child, bindingPath, dir], { encoding: 'utf8' })
   assert.equal(run.status, 0, run.stderr)
   assert.deepEqual(JSON.parse(run.stdout), {

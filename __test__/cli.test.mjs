@@ -252,7 +252,8 @@ describe('mcp-content cleanup', () => {
 
   test('the default store, in a TMPDIR of its own', async (t) => {
     const tmp = tempDir(t)
-    const r = await run(['cleanup', '--json'], { env: { TMPDIR: tmp } })
+    // Windows takes its temp folder from TMP (then TEMP).
+    const r = await run(['cleanup', '--json'], { env: { TMPDIR: tmp, TMP: tmp, TEMP: tmp } })
     assert.equal(r.code, 0, r.stderr)
     assert.ok(JSON.parse(r.stdout).dir.startsWith(tmp))
   })

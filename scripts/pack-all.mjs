@@ -12,7 +12,10 @@
 //                  is built, with plain cargo (it then needs the host's glibc or newer)
 //   linux musl     `-x` (cargo-zigbuild + zig)
 //   macOS          `-x` (cargo-zigbuild + zig, no SDK): best effort
-//   Windows msvc   `-x` (cargo-xwin, which downloads the MSVC CRT and Windows SDK): best effort
+//   Windows x64    on a Linux host with mingw-w64 (apt: gcc-mingw-w64-x86-64): built for
+//                  x86_64-pc-windows-gnu and packed as win32-x64-msvc, the package an ordinary
+//                  node.exe loads (see windowsGnuPlan); otherwise `-x` (cargo-xwin, which
+//                  downloads the MSVC CRT and Windows SDK): best effort
 // zig, cargo-zigbuild and cargo-xwin come from PyPI (pinned below) into a venv under
 // node_modules/.cache/mcp-content-pack; Rust targets are added with rustup.
 // The platform packages are the committed npm/<target> folders, filled by `napi artifacts`
@@ -25,7 +28,8 @@
 //                   (no build; what the install test uses)
 //   --out DIR       write the tarballs there instead of dist/ (which is emptied first)
 //   --strict        fail when any target fails (default: fail only for linux targets on a
-//                   linux host; macOS and Windows are reported and skipped)
+//                   linux host, and Windows when mingw-w64 builds it; macOS and Windows
+//                   through cargo-xwin are reported and skipped)
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -120,6 +124,62 @@ function crossTools() {
   return venvBin
 }
 
+function hasCommand(cmd) {
+  try {
+    return run(cmd, ['--version']).status === 0
+  } catch {
+    return false
+  }
+}
+
+const MINGW = 'x86_64-w64-mingw32'
+/**
+ * Windows x64 from Linux without Microsoft's SDK: the x86_64-pc-windows-gnu target, linked by
+ * mingw-w64's gcc (rustc's default linker for it; napi's `-x` is cargo-xwin, MSVC only).
+ * It goes into the win32-x64-msvc package, which is what the generated loader requires on an
+ * ordinary node.exe (it takes win32-x64-gnu only on a Node built as libnode.dll). That is
+ * sound because:
+ * - Node-API is a C ABI, and the binary finds its functions in the host process at load
+ *   time (napi's dyn-symbols, as an MSVC build always does), so it links against no Node;
+ * - its C runtime is msvcrt.dll, part of Windows, and no C runtime object (heap block, FILE,
+ *   fd) crosses Node-API: Node copies what it is given, and memory lent to it comes back
+ *   through the addon's own finalizers;
+ * - libgcc and winpthreads are linked in statically: `checkWindowsImports` refuses a binary
+ *   that imports any DLL but the system ones.
+ * napi-build, run by the napi crate for every windows-gnu build, links against a mingw
+ * `libnode.dll` it must find under LIBNODE_PATH: it is given a folder with an empty
+ * placeholder of that name and an empty import library, so nothing from it is imported.
+ */
+function windowsGnuPlan(target) {
+  if (process.platform !== 'linux' || target.triple !== 'x86_64-pc-windows-msvc') return null
+  if (!hasCommand(`${MINGW}-gcc`)) return null
+  return {
+    how: 'mingw-w64 (x86_64-pc-windows-gnu)',
+    args: ['--target', 'x86_64-pc-windows-gnu'],
+    rustTarget: 'x86_64-pc-windows-gnu',
+    gnuForMsvc: true,
+  }
+}
+
+/** The DLLs a Windows binary may import: Windows' own (so it needs nothing installed). */
+const SYSTEM_DLL = /^(kernel32|ntdll|msvcrt|userenv|ws2_32|advapi32|bcrypt|bcryptprimitives|api-ms-win-[a-z0-9-]+)\.dll$/i
+
+/** The DLLs `file` imports, or null when objdump is missing. */
+export function windowsImports(file) {
+  const objdump = `${MINGW}-objdump`
+  if (!hasCommand(objdump)) return null
+  const dump = mustRun(objdump, ['-p', file]).stdout
+  return [...dump.matchAll(/^\s*DLL Name: (\S+)$/gm)].map((m) => m[1])
+}
+
+function checkWindowsImports(file) {
+  const imports = windowsImports(file)
+  if (imports === null) return `${MINGW}-objdump is missing: cannot check the DLLs it imports`
+  const foreign = imports.filter((dll) => !SYSTEM_DLL.test(dll))
+  if (foreign.length > 0) return `it imports DLLs Windows does not ship: ${foreign.join(', ')}`
+  return null
+}
+
 function ensureRustTarget(triple) {
   const installed = run('rustup', ['target', 'list', '--installed'])
   if (installed.status === 0 && installed.stdout.split('\n').includes(triple)) return
@@ -139,6 +199,8 @@ function buildPlan(target, host, tools) {
   }
   if (target.platform === 'linux') return { how: 'zig (cargo-zigbuild)', args: ['--target', target.triple, '-x'] }
   if (target.triple === host) return { how: 'cargo (host toolchain)', args: ['--target', target.triple] }
+  const windowsGnu = windowsGnuPlan(target)
+  if (windowsGnu) return windowsGnu
   if (target.platform === 'darwin') return { how: 'zig (cargo-zigbuild), no macOS SDK', args: ['--target', target.triple, '-x'] }
   if (target.platform === 'win32') return { how: 'cargo-xwin (downloads the MSVC CRT and Windows SDK)', args: ['--target', target.triple, '-x'] }
   return { skip: `no cross build set up for ${target.triple}` }
@@ -149,6 +211,13 @@ function buildTarget(target, plan, tools, buildDir, logFile) {
   fs.mkdirSync(buildDir, { recursive: true })
   const env = { ...process.env }
   if (tools) env.PATH = `${tools}${path.delimiter}${env.PATH}`
+  if (plan.gnuForMsvc) {
+    const stub = path.join(buildDir, 'libnode-placeholder')
+    fs.mkdirSync(stub)
+    fs.writeFileSync(path.join(stub, 'libnode.dll'), '')
+    fs.writeFileSync(path.join(stub, 'libnode.dll.a'), '!<arch>\n') // an empty ar archive
+    env.LIBNODE_PATH = stub
+  }
   // --no-js: the loader (index.js) is the committed one; the generated types go to
   // the scratch folder, not over the hand-written index.d.ts.
   const args = [napiCli, 'build', '--platform', '--release', ...plan.args, '--output-dir', buildDir, '--no-js']
@@ -157,10 +226,18 @@ function buildTarget(target, plan, tools, buildDir, logFile) {
   const r = run(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
   const log = `${r.stdout ?? ''}${r.stderr ?? ''}`
   fs.writeFileSync(logFile, log)
-  const file = path.join(buildDir, `mcp-content.${target.platformArchABI}.node`)
+  const built = plan.gnuForMsvc ? 'win32-x64-gnu' : target.platformArchABI
+  let file = path.join(buildDir, `mcp-content.${built}.node`)
   if (r.status !== 0 || !fs.existsSync(file)) {
     const tail = log.trim().split('\n').slice(-12).join('\n')
     return { error: `napi build exited ${r.status} (log: ${path.relative(process.cwd(), logFile)}):\n${tail}` }
+  }
+  if (plan.gnuForMsvc) {
+    const refused = checkWindowsImports(file)
+    if (refused) return { error: `${path.basename(file)}: ${refused}` }
+    const named = path.join(buildDir, `mcp-content.${target.platformArchABI}.node`)
+    fs.renameSync(file, named)
+    file = named
   }
   return { file, seconds: Math.round((Date.now() - started) / 1000) }
 }
@@ -257,15 +334,15 @@ async function main() {
         continue
       }
       try {
-        ensureRustTarget(target.triple)
+        ensureRustTarget(plan.rustTarget ?? target.triple)
       } catch (error) {
-        results.push({ target, how: plan.how, error: `rustup target add ${target.triple} failed: ${error.message}` })
+        results.push({ target, how: plan.how, error: `rustup target add ${plan.rustTarget ?? target.triple} failed: ${error.message}` })
         continue
       }
       fs.mkdirSync(path.join(args.out, 'logs'), { recursive: true })
       const log = path.join(args.out, 'logs', `build-${target.platformArchABI}.log`)
       const r = buildTarget(target, plan, tools, path.join(stage, 'build', target.platformArchABI), log)
-      if (r.error) results.push({ target, how: plan.how, error: r.error })
+      if (r.error) results.push({ target, how: plan.how, error: r.error, required: plan.gnuForMsvc })
       else {
         built.push({ target, file: r.file })
         results.push({ target, how: `${plan.how}, ${r.seconds} s` })
@@ -284,7 +361,8 @@ async function main() {
     const name = r.target.platformArchABI.padEnd(17)
     if (r.skipped) console.log(`  ${name} not built: ${r.skipped}`)
     else if (r.error) {
-      const required = args.strict || (hostIsLinux && r.target.platform === 'linux')
+      // A mingw-w64 Windows build that fails is a fault too: its toolchain is there.
+      const required = args.strict || (hostIsLinux && r.target.platform === 'linux') || r.required
       failed ||= required
       console.log(`  ${name} ${required ? 'FAILED' : 'not built'} (${r.how}): ${r.error.replace(/\n/g, '\n      ')}`)
     } else console.log(`  ${name} built: ${r.how}`)

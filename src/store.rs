@@ -75,8 +75,8 @@
 //! have room for it and still keep [`FREE_SPACE_RESERVE`] free (or a tenth
 //! of the file system, when that is less), so a server cannot fill the disk
 //! the agent runs on: otherwise `STORE_NO_SPACE` and nothing is written.
-//! Checked on Unix (statvfs); a full disk during the write is still caught
-//! and leaves no file.
+//! Checked on Unix (statvfs) and Windows (`GetDiskFreeSpaceExW`), not on
+//! WASI; a full disk during the write is still caught and leaves no file.
 //!
 //! # Errors
 //!
@@ -540,19 +540,15 @@ impl ToolOutputStore {
         self.check_free_space(byte_length)
     }
 
-    #[cfg(unix)]
     fn check_free_space(&self, byte_length: u64) -> Result<(), StoreError> {
         // A folder not made yet: its nearest existing parent's file system.
         let Some(existing) = self.dir.ancestors().find(|p| p.exists()) else {
             return Ok(());
         };
-        // Unknown (statvfs refused): the write itself still reports ENOSPC.
-        let Ok(stats) = rustix::fs::statvfs(existing) else {
+        // Unknown (the OS refused): the write itself still reports a full disk.
+        let Some((available, total)) = disk_space(existing) else {
             return Ok(());
         };
-        let unit = stats.f_frsize.max(1);
-        let available = stats.f_bavail.saturating_mul(unit);
-        let total = stats.f_blocks.saturating_mul(unit);
         let reserve = FREE_SPACE_RESERVE.min(total / 10);
         if byte_length.saturating_add(reserve) > available {
             return Err(StoreError::NoSpace {
@@ -562,11 +558,6 @@ impl ToolOutputStore {
                 path: self.dir.clone(),
             });
         }
-        Ok(())
-    }
-
-    #[cfg(not(unix))]
-    fn check_free_space(&self, _byte_length: u64) -> Result<(), StoreError> {
         Ok(())
     }
 
@@ -626,6 +617,30 @@ impl ToolOutputStore {
         self.ready.store(true, Ordering::Release);
         Ok(())
     }
+}
+
+/// Bytes this user may still write and total bytes of the file system
+/// holding `path`, when the OS tells.
+#[cfg(unix)]
+fn disk_space(path: &Path) -> Option<(u64, u64)> {
+    let stats = rustix::fs::statvfs(path).ok()?;
+    let unit = stats.f_frsize.max(1);
+    Some((
+        stats.f_bavail.saturating_mul(unit),
+        stats.f_blocks.saturating_mul(unit),
+    ))
+}
+
+#[cfg(windows)]
+fn disk_space(path: &Path) -> Option<(u64, u64)> {
+    let stats = fs4::statvfs(path).ok()?;
+    Some((stats.available_space(), stats.total_space()))
+}
+
+/// WASI preview 1 has no statvfs.
+#[cfg(not(any(unix, windows)))]
+fn disk_space(_path: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// Forwards to a buffered file, counting bytes and remembering the file's
@@ -1557,6 +1572,35 @@ mod tests {
             "{name}: NOT RUN: permission bits do not bind this process (root?) and \
              dropping privileges is only implemented for Linux (setpriv)"
         );
+    }
+
+    /// Wherever the OS tells the free space (Unix, Windows), a blob larger
+    /// than the disk is refused before anything is written, and the error
+    /// says what was free.
+    #[cfg(any(unix, windows))]
+    #[test]
+    fn store_refuses_a_blob_larger_than_the_disk() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A cap far above any disk, so the free-space check decides.
+        let store = store_in(tmp.path()).with_max_bytes(Some(1e19)).unwrap();
+        let huge = 1u64 << 62;
+        let err = store.check_fits(huge).unwrap_err();
+        assert_eq!(err.code(), "STORE_NO_SPACE", "{err}");
+        match err {
+            StoreError::NoSpace {
+                byte_length,
+                available,
+                reserve,
+                ..
+            } => {
+                assert_eq!(byte_length, huge);
+                assert!(available > 0 && available < huge, "{available}");
+                assert!(reserve > 0 && reserve <= FREE_SPACE_RESERVE, "{reserve}");
+            }
+            other => panic!("{other:?}"),
+        }
+        store.check_fits(1).unwrap();
+        assert!(names(tmp.path()).is_empty());
     }
 
     #[test]
