@@ -99,7 +99,9 @@ fn linearized_length(start: &[u8]) -> Option<usize> {
 /// its linearization dictionary; else the largest `/Count` of a page tree
 /// node (`/Type /Pages`, the root counting every page); else its page
 /// objects (`/Type /Page`) counted. `None` when none of them is in plain
-/// sight (a page tree inside compressed object streams).
+/// sight (a page tree inside compressed object streams), or when reading
+/// the page tree nodes' dictionaries would take more than
+/// [`PAGE_TREE_READ_BUDGET`] beyond the data's own length.
 pub fn pdf_page_count(data: &[u8]) -> Option<u32> {
     let start = &data[..data.len().min(PDF_SLACK)];
     if let Some(at) = memmem::find(start, b"/Linearized") {
@@ -111,6 +113,7 @@ pub fn pdf_page_count(data: &[u8]) -> Option<u32> {
     }
     let mut largest_count: Option<u64> = None;
     let mut page_objects: u32 = 0;
+    let mut budget = data.len().saturating_add(PAGE_TREE_READ_BUDGET);
     for at in memmem::find_iter(data, b"/Type") {
         let rest = data[at + b"/Type".len()..].trim_ascii_start();
         if !rest.starts_with(b"/Page") {
@@ -118,8 +121,8 @@ pub fn pdf_page_count(data: &[u8]) -> Option<u32> {
         }
         match rest.get(b"/Page".len()) {
             Some(b's') if rest.get(b"/Pages".len()).is_none_or(|&b| is_delimiter(b)) => {
-                let count =
-                    enclosing_dict(data, at).and_then(|dict| number_after_key(dict, b"/Count"));
+                let dict = enclosing_dict(data, at, &mut budget).ok()?;
+                let count = dict.and_then(|dict| number_after_key(dict, b"/Count"));
                 largest_count = largest_count.max(count);
             }
             None => page_objects = page_objects.saturating_add(1),
@@ -138,16 +141,42 @@ fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace() || b"()<>[]{}/%".contains(&b)
 }
 
+/// Bytes the search for page tree nodes' dictionaries may read beyond the
+/// data's length. Each node's dictionary is read from near its `/Type`, and
+/// the windows of nodes close together overlap: without a bound, a file of
+/// many `/Type /Pages` in dictionaries that never close (a few MB) would be
+/// read again for each of them, for minutes. Real page trees use a small
+/// part of it.
+pub const PAGE_TREE_READ_BUDGET: usize = 16 * 1024 * 1024;
+
+/// The reading budget of [`pdf_page_count`] ran out.
+struct OutOfBudget;
+
 /// The dictionary around byte `at`: from the nearest `<<` before it (within
 /// 4 KiB) to its matching `>>` (within 64 KiB), nested dictionaries
-/// included.
-fn enclosing_dict(data: &[u8], at: usize) -> Option<&[u8]> {
+/// included; `Ok(None)` when there is none. What is read is taken from
+/// `budget`.
+fn enclosing_dict<'a>(
+    data: &'a [u8],
+    at: usize,
+    budget: &mut usize,
+) -> Result<Option<&'a [u8]>, OutOfBudget> {
     let from = at.saturating_sub(4096);
-    let open = from + memmem::rfind(&data[from..at], b"<<")?;
+    // Searched backwards: what was read is from the `<<` found on.
+    let open = memmem::rfind(&data[from..at], b"<<").map(|o| from + o);
+    *budget = budget
+        .checked_sub(at - open.unwrap_or(from))
+        .ok_or(OutOfBudget)?;
+    let Some(open) = open else {
+        return Ok(None);
+    };
     let limit = data.len().min(open + 64 * 1024);
     let mut depth = 0usize;
     let mut i = open;
-    while i + 1 < limit {
+    let found = loop {
+        if i + 1 >= limit {
+            break None;
+        }
         match &data[i..i + 2] {
             b"<<" => {
                 depth += 1;
@@ -157,13 +186,14 @@ fn enclosing_dict(data: &[u8], at: usize) -> Option<&[u8]> {
                 depth -= 1;
                 i += 2;
                 if depth == 0 {
-                    return Some(&data[open..i]);
+                    break Some(&data[open..i]);
                 }
             }
             _ => i += 1,
         }
-    }
-    None
+    };
+    *budget = budget.checked_sub(i - open).ok_or(OutOfBudget)?;
+    Ok(found)
 }
 
 /// The non-negative integer after `key` (a name ended by whitespace) in
@@ -282,6 +312,25 @@ mod tests {
         let outline =
             b"%PDF-1.4\n<< /Type /Outlines /Count 40 >> << /Type /PageLabels >> << /Type /Page >>";
         assert_eq!(pdf_page_count(outline), Some(1));
+    }
+
+    #[test]
+    fn pdf_pages_of_many_unclosed_page_tree_nodes_are_not_read_again_and_again() {
+        // Found by the route fuzzer (1 KB grown to 200 KB took 3.5 s there):
+        // `/Type /Pages` over and over in one dictionary that never closes.
+        // Each node's window is 64 KiB; 4 MB of them would be read ~300,000
+        // times 64 KiB without the budget. With it: unknown, at once.
+        let mut pdf = b"%PDF-1.7\n1 0 obj << ".to_vec();
+        while pdf.len() < 4 * 1024 * 1024 {
+            pdf.extend_from_slice(b"/Type /Pages ");
+        }
+        assert_eq!(pdf_page_count(&pdf), None);
+        // Closed dictionaries of the same size are cheap, and counted.
+        let mut pdf = b"%PDF-1.7\n".to_vec();
+        while pdf.len() < 4 * 1024 * 1024 {
+            pdf.extend_from_slice(b"<< /Type /Pages /Count 3 >> ");
+        }
+        assert_eq!(pdf_page_count(&pdf), Some(3));
     }
 
     #[test]
