@@ -102,40 +102,47 @@ function dataSize(data) {
 
 const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined, maxTextTokens: undefined, fitImages: undefined, maxLongSide: undefined }
 
-/** The options native code last accepted: most calls repeat them. */
-let checkedProvider
-let checkedOutputDir
-let checkedMaxTextTokens
-let checkedFitImages
-let checkedMaxLongSide
+/** The settings native code last accepted: most calls repeat them, and get this object again. */
+let lastSettings = NO_OPTIONS
 
 function readOptions(options) {
-  if (options === undefined || options === null) return NO_OPTIONS
+  return options === undefined || options === null ? NO_OPTIONS : readGivenOptions(options)
+}
+
+function readGivenOptions(options) {
   if (typeof options !== 'object') throw invalidArgument('`options` must be an object')
-  // Named reads, `in` first: optimized code folds `in` to a shape check,
-  // where Object.hasOwn is a call, and most options are usually absent.
-  const provider = 'provider' in options && ObjectHasOwn(options, 'provider') ? options.provider : undefined
-  const outputDir = hostDir('outputDir' in options && ObjectHasOwn(options, 'outputDir') ? options.outputDir : undefined)
-  const store = storeHandle('store' in options && ObjectHasOwn(options, 'store') ? options.store : undefined, true)
-  const maxTextTokens = 'maxTextTokens' in options && ObjectHasOwn(options, 'maxTextTokens') ? options.maxTextTokens : undefined
-  const fitImages = 'fitImages' in options && ObjectHasOwn(options, 'fitImages') ? options.fitImages : undefined
-  const maxLongSide = 'maxLongSide' in options && ObjectHasOwn(options, 'maxLongSide') ? options.maxLongSide : undefined
-  // Checked even when the part turns out to need no native conversion.
+  // Named reads (each site keeps its own inline cache), `in` first: most
+  // options are absent. The first `in` also gives the engine the object's
+  // shape, so the prototype check after it folds to a constant; where the
+  // prototype is an Object.prototype without the key, `in` finds only own
+  // properties and no Object.hasOwn call is needed.
+  const hasProvider = 'provider' in options
+  const plain = ObjectGetPrototypeOf(options) === ObjectPrototype
+  const provider = hasProvider && ((plain && !('provider' in ObjectPrototype)) || ObjectHasOwn(options, 'provider')) ? options.provider : undefined
+  const outputDir = hostDir(
+    'outputDir' in options && ((plain && !('outputDir' in ObjectPrototype)) || ObjectHasOwn(options, 'outputDir')) ? options.outputDir : undefined,
+  )
+  const store = storeHandle('store' in options && ((plain && !('store' in ObjectPrototype)) || ObjectHasOwn(options, 'store')) ? options.store : undefined, true)
+  const maxTextTokens =
+    'maxTextTokens' in options && ((plain && !('maxTextTokens' in ObjectPrototype)) || ObjectHasOwn(options, 'maxTextTokens')) ? options.maxTextTokens : undefined
+  const fitImages = 'fitImages' in options && ((plain && !('fitImages' in ObjectPrototype)) || ObjectHasOwn(options, 'fitImages')) ? options.fitImages : undefined
+  const maxLongSide =
+    'maxLongSide' in options && ((plain && !('maxLongSide' in ObjectPrototype)) || ObjectHasOwn(options, 'maxLongSide')) ? options.maxLongSide : undefined
+  const last = lastSettings
   if (
-    provider !== checkedProvider ||
-    outputDir !== checkedOutputDir ||
-    maxTextTokens !== checkedMaxTextTokens ||
-    fitImages !== checkedFitImages ||
-    maxLongSide !== checkedMaxLongSide
+    provider === last.provider &&
+    outputDir === last.outputDir &&
+    store === last.store &&
+    maxTextTokens === last.maxTextTokens &&
+    fitImages === last.fitImages &&
+    maxLongSide === last.maxLongSide
   ) {
-    native.checkOptions(provider, outputDir, maxTextTokens, fitImages, maxLongSide)
-    checkedProvider = provider
-    checkedOutputDir = outputDir
-    checkedMaxTextTokens = maxTextTokens
-    checkedFitImages = fitImages
-    checkedMaxLongSide = maxLongSide
+    return last
   }
-  return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide }
+  // Checked even when the part turns out to need no native conversion.
+  native.checkOptions(provider, outputDir, maxTextTokens, fitImages, maxLongSide)
+  lastSettings = { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide }
+  return lastSettings
 }
 
 // ------------------------------------------------------------------ text
@@ -230,21 +237,28 @@ function stringField(value, name) {
 /** The answer for a part (a model part or null), or the Media or LongText to convert. */
 function readPart(part, options) {
   if (part === null || typeof part !== 'object') throw invalidArgument('a content part must be an object with a `type`')
-  if (!isForModel(part)) return null
-  // Own properties, read so that a plain text part (the commonest) costs
-  // little more than a hand-written `{ type: 'text', text: part.text }`:
-  // named reads (each site keeps its own inline cache), and no
-  // Object.hasOwn call (a call, where the checks below fold to shape checks
-  // in optimized code) for an object whose prototype is an Object.prototype
-  // without the key: there `part.type` can only read an own property.
-  const plain = ObjectGetPrototypeOf(part) === ObjectPrototype
+  // Own properties, read so that a plain text part (the commonest) costs no
+  // more than a hand-written `{ type: 'text', text: part.text }`. This
+  // function is small enough to be inlined (other types are read in
+  // readOtherPart); each read is named (each site keeps its own inline
+  // cache); and a part whose prototype is an Object.prototype without the
+  // key is read with no Object.hasOwn call (a call, where these checks fold
+  // to shape checks in optimized code): there `part.type` can only read an
+  // own property. The `in` check first gives the engine the part's shape,
+  // so the prototype check after it folds to a constant; a part with no
+  // annotations, own or inherited, is for the model.
+  const plain = !('annotations' in part) && ObjectGetPrototypeOf(part) === ObjectPrototype
+  if (!plain && !isForModel(part)) return null
   const type = (plain && !('type' in ObjectPrototype)) || ObjectHasOwn(part, 'type') ? part.type : undefined
+  if (type !== 'text') return readOtherPart(part, type, options)
+  const text = (plain && !('text' in ObjectPrototype)) || ObjectHasOwn(part, 'text') ? part.text : undefined
+  if (typeof text === 'string' && isShortText(text, options)) return { type: 'text', text }
+  return textOrLong('', stringField(text, 'text'), undefined, options)
+}
+
+/** readPart for any type but text. */
+function readOtherPart(part, type, options) {
   switch (type) {
-    case 'text': {
-      const text = (plain && !('text' in ObjectPrototype)) || ObjectHasOwn(part, 'text') ? part.text : undefined
-      if (typeof text === 'string' && isShortText(text, options)) return { type: 'text', text }
-      return textOrLong('', stringField(text, 'text'), undefined, options)
-    }
     case 'image':
     case 'audio':
       return new Media(type, own(part, 'data'), own(part, 'mimeType'), undefined)
