@@ -179,6 +179,13 @@ export declare function estimateTokens(text: string): number
 /** True for media types whose content is text a model can read. */
 export declare function isTextualMediaType(mediaType: string): boolean
 
+/**
+ * Which build runs this copy: `'native'` for the native addon, `'wasm32-wasi'`
+ * for the WebAssembly fallback (slower on base64 strings; README, "WebAssembly
+ * fallback"), which the loader takes when no native addon loads.
+ */
+export declare const bindingTarget: 'native' | 'wasm32-wasi'
+
 /** Options of `new ToolOutputStore(dir, options)`. */
 export interface ToolOutputStoreOptions {
   /** Files older than this many days are removed by `cleanup()` (default 7). */

@@ -834,6 +834,7 @@ exports.classify = classify
 exports.isUtf8 = isUtf8
 exports.isTextualMediaType = isTextualMediaType
 exports.estimateTokens = estimateTokens
+exports.bindingTarget = ON_WASM ? native.__napiBindingTarget : 'native'
 exports.ToolOutputStore = ToolOutputStore
 exports.convertToolResult = convertToolResult
 exports.convertToolResultSync = convertToolResultSync

@@ -28,7 +28,22 @@ export interface StoreHandle {
  * savedMediaType]`.
  */
 export type ResultAnswer =
-  | ['file', string, string | Uint8Array | null, string | null, string | null, number, number | null, number | null]
+  | [
+      kind: 'file',
+      mediaType: string,
+      data: string | Uint8Array | null,
+      uri: string | null,
+      filename: string | null,
+      byteLength: number,
+      width: number | null,
+      height: number | null,
+      note: string | null,
+      savedPath: string | null,
+      savedByteLength: number | null,
+      savedMediaType: string | null,
+      placeholder: string | null,
+      pages: number | null,
+    ]
   | ['text', string, string | null, number | null, string | null]
 
 /** An opaque handle on one tool result being converted. */
@@ -71,7 +86,7 @@ export interface Classification {
 }
 
 /** Classify bytes or a base64 string. */
-export declare function classify(data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean): Classification
+export declare function classify(data: string | Uint8Array, declaredMediaType: unknown, dataIsLatin1: boolean | 'base64Bytes'): Classification
 
 /**
  * Convert a media part (image, audio, media, a resource with a blob).
@@ -79,7 +94,7 @@ export declare function classify(data: string | Uint8Array, declaredMediaType: u
  * when the part needs a disk write; `"async"` copies the data and gives a
  * promise of the conversion on the libuv thread pool.
  */
-export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean, fitImages: unknown, maxLongSide: unknown): MediaAnswer | undefined | Promise<MediaAnswer>
+export declare function convertMedia(how: 'sync' | 'inline' | 'async', kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean | 'base64Bytes', fitImages: unknown, maxLongSide: unknown): MediaAnswer | undefined | Promise<MediaAnswer>
 
 /** The default text cap, in estimated tokens. */
 export declare function defaultMaxTextTokens(): number
@@ -109,7 +124,7 @@ export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: 
  * Add an attachment of the result, in content order: the media type,
  * decoded size and pixel size of a file part `resultMedia` answered.
  */
-export declare function resultAttachment(result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null): void
+export declare function resultAttachment(result: ResultHandle, mediaType: string, byteLength: number, width: number | null, height: number | null, pages: number | null): void
 
 /**
  * Decide where each attachment goes: an array with, per attachment in
@@ -124,20 +139,22 @@ export declare function resultDecide(result: ResultHandle, isError: boolean, has
  * same), with the result's provider and note style, telling what was
  * attached or saved.
  */
-export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean): ResultAnswer | undefined | Promise<ResultAnswer>
+export declare function resultMedia(how: 'sync' | 'inline' | 'async', result: ResultHandle, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, dataIsLatin1: boolean | 'base64Bytes'): ResultAnswer | undefined | Promise<ResultAnswer>
 
 /**
  * Start converting a tool result for `provider`, deferring media as
  * `deferMedia` says.
  */
-export declare function resultNew(provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown): ResultHandle
+export declare function resultNew(provider: unknown, deferMedia: unknown, fitImages: unknown, maxLongSide: unknown, priorImages: unknown): ResultHandle
 
 /**
  * Save the attachment at `index` that `resultDecide` held back (`data`:
  * its file part's base64), with the reason the core gave: the note and
- * the saved file, as `resultMedia` answers.
+ * the saved file, as `resultMedia` answers. For an image `resultMedia`
+ * made to fit, `data` is the original instead, saved at `savedPath` as
+ * `savedMediaType`: it is fitted again or noted, never saved twice.
  */
-export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string, uri: unknown, outputDir: unknown, store: StoreHandle | undefined): ResultAnswer | Promise<ResultAnswer>
+export declare function resultSpill(how: 'sync' | 'async', result: ResultHandle, index: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array, uri: unknown, outputDir: unknown, store: StoreHandle | undefined, savedPath: string | null, savedMediaType: string | null, dataIsLatin1: boolean | 'base64Bytes'): ResultAnswer | Promise<ResultAnswer>
 
 /**
  * True when both texts are JSON of the same value (key order, layout and
@@ -167,7 +184,7 @@ export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes:
  * `"async"` for a promise of the save on the libuv thread pool, made from a
  * copy of the data.
  */
-export declare function storeSave(how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean): SavedFile | Promise<SavedFile>
+export declare function storeSave(how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean | 'base64Bytes'): SavedFile | Promise<SavedFile>
 
 /** The note for a part of a type this library does not know. */
 export declare function unsupportedPartText(type: unknown): string

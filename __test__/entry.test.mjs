@@ -188,6 +188,7 @@ test('the entry exports the documented API only', () => {
   assert.deepEqual(Object.keys(entry).sort(), [
     'AttachmentQueue',
     'ToolOutputStore',
+    'bindingTarget',
     'classify',
     'convertToolResult',
     'convertToolResultSync',
@@ -209,6 +210,8 @@ test('the entry exports the documented API only', () => {
     'toOpenAIResponsesOutput',
   ])
   assert.ok(Object.keys(native).includes('convertMedia'), 'the native layer is what the entry builds on')
+  // What the generated loader says it loaded: native here, wasm32-wasi under test:wasm.
+  assert.equal(entry.bindingTarget, process.env.NAPI_RS_FORCE_WASI ? 'wasm32-wasi' : 'native')
 })
 
 test('toContentAsync reports bad arguments as a rejection, never a throw', async () => {

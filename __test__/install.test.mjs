@@ -150,12 +150,12 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
 
   test('Node: require (CommonJS) converts, spills and classifies', TIMEOUT, async () => {
     const r = ok(await run(node, ['check.cjs'], { cwd: project }), 'node check.cjs')
-    assert.match(r.stdout, /install-check ok: require, node /)
+    assert.match(r.stdout, /install-check ok: require, node .*, native$/m)
   })
 
   test('Node: import (ESM) with named exports', TIMEOUT, async () => {
     const r = ok(await run(node, ['check.mjs'], { cwd: project }), 'node check.mjs')
-    assert.match(r.stdout, /install-check ok: import, node /)
+    assert.match(r.stdout, /install-check ok: import, node .*, native$/m)
   })
 
   test('TypeScript: tsc --noEmit --strict on a typed example', { ...TIMEOUT, skip: tscSkip }, async () => {
@@ -165,9 +165,9 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
 
   test('Bun: require and import', { ...TIMEOUT, skip: bunSkip }, async () => {
     const cjs = ok(await run(bun, ['check.cjs'], { cwd: project }), 'bun check.cjs')
-    assert.match(cjs.stdout, /install-check ok: require, bun /)
+    assert.match(cjs.stdout, /install-check ok: require, bun .*, native$/m)
     const esm = ok(await run(bun, ['check.mjs'], { cwd: project }), 'bun check.mjs')
-    assert.match(esm.stdout, /install-check ok: import, bun /)
+    assert.match(esm.stdout, /install-check ok: import, bun .*, native$/m)
   })
 
   test('the CLI: npx mcp-content --help, and inspect of a PNG', TIMEOUT, async () => {

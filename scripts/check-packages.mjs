@@ -8,6 +8,11 @@
 //     attached, a binary spilled, classify, the async path and the store);
 //   - the main tarball alone: require fails with the error that names the package.
 // --runtime defaults to this Node; --dist defaults to dist/.
+// --target wasm32-wasi checks the WebAssembly package on any machine: it is
+// installed with --force (npm refuses its `cpu: ["wasm32"]` otherwise) and
+// online (its runtime, @napi-rs/wasm-runtime and emnapi, comes from the
+// registry), and the checks run with NAPI_RS_FORCE_WASI=error, so the wasm
+// binary loads or they fail; the loader's error without it is the native one's.
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -35,9 +40,11 @@ for (const t of [mainTarball, platformTarball]) if (!fs.existsSync(t)) throw new
 const npmRoot = spawnSync('npm', ['root', '-g'], { encoding: 'utf8', shell: process.platform === 'win32' }).stdout.trim()
 const npmCli = path.join(npmRoot, 'npm', 'bin', 'npm-cli.js')
 
+const wasm = args.target === 'wasm32-wasi'
 const [runtime, ...prefix] = args.runtime
 function js(cwd, ...rest) {
-  const r = spawnSync(runtime, [...prefix, ...rest], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+  const env = wasm ? { ...process.env, NAPI_RS_FORCE_WASI: 'error', NODE_NO_WARNINGS: '1' } : process.env
+  const r = spawnSync(runtime, [...prefix, ...rest], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
   return { status: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? r.error.message : ''}` }
 }
 
@@ -53,15 +60,15 @@ function check(name, ok, detail) {
 try {
   console.log(`check-packages: ${pkg} with ${args.runtime.join(' ')}`)
   console.log(`runtime: ${js(tmp, '-p', 'process.version + " " + process.platform + "-" + process.arch').out.trim()}`)
-  for (const [dir, tarballs] of [
-    ['project', [mainTarball, platformTarball]],
-    ['bare', [mainTarball]],
-  ]) {
+  const projects = [['project', [mainTarball, platformTarball]]]
+  if (!wasm) projects.push(['bare', [mainTarball]])
+  for (const [dir, tarballs] of projects) {
     const cwd = path.join(tmp, dir)
     fs.mkdirSync(cwd)
     fs.writeFileSync(path.join(cwd, 'package.json'), JSON.stringify({ name: dir, private: true }))
     for (const f of fs.readdirSync(fixtures)) fs.copyFileSync(path.join(fixtures, f), path.join(cwd, f))
-    const r = js(cwd, npmCli, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', path.join(cwd, '.npm-cache'), ...tarballs)
+    const how = wasm ? ['--force'] : ['--offline']
+    const r = js(cwd, npmCli, 'install', ...how, '--no-audit', '--no-fund', '--ignore-scripts', '--cache', path.join(cwd, '.npm-cache'), ...tarballs)
     const installed = fs.existsSync(path.join(cwd, 'node_modules', pkg))
     check(`${dir}: npm install ${tarballs.map((t) => path.basename(t)).join(' ')}`, r.status === 0 && installed === (dir === 'project'), r.out)
   }
@@ -71,15 +78,19 @@ try {
     ['check.mjs', 'import'],
   ]) {
     const r = js(project, script)
-    check(`${how}: ${r.out.trim().split('\n').at(-1)}`, r.status === 0 && r.out.includes(`install-check ok: ${how}`), r.out)
+    const line = r.out.trim().split('\n').at(-1)
+    const loaded = line.endsWith(wasm ? ', wasm32-wasi' : ', native')
+    check(`${how}: ${line}`, r.status === 0 && line.startsWith(`install-check ok: ${how}`) && loaded, r.out)
   }
-  const bare = js(path.join(tmp, 'bare'), 'check.cjs')
-  const line = bare.out.split('\n').find((l) => l.includes('native addon')) ?? ''
-  check(
-    `without ${pkg}: ${line.trim().slice(0, 100)}...`,
-    bare.status !== 0 && bare.out.includes(`npm install ${pkg}@${manifest.version}`) && bare.out.includes('NATIVE_ADDON_NOT_FOUND'),
-    bare.out,
-  )
+  if (!wasm) {
+    const bare = js(path.join(tmp, 'bare'), 'check.cjs')
+    const line = bare.out.split('\n').find((l) => l.includes('native addon')) ?? ''
+    check(
+      `without ${pkg}: ${line.trim().slice(0, 100)}...`,
+      bare.status !== 0 && bare.out.includes(`npm install ${pkg}@${manifest.version}`) && bare.out.includes('NATIVE_ADDON_NOT_FOUND'),
+      bare.out,
+    )
+  }
 } finally {
   fs.rmSync(tmp, { recursive: true, force: true })
 }

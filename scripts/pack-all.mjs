@@ -4,6 +4,7 @@
 //   dist/mcp-content-<version>.tgz            the main package: JS, types, no binary,
 //                                             optionalDependencies on every platform package
 //   dist/mcp-content-<target>-<version>.tgz   one per platform package built, with its .node
+//                                             (wasm32-wasi: its .wasm and the WASI loaders)
 //   dist/logs/build-<target>.log              each build's output
 //
 // Builds go through `napi build --platform --release --target <triple>`:
@@ -12,6 +13,7 @@
 //                  is built, with plain cargo (it then needs the host's glibc or newer)
 //   linux musl     `-x` (cargo-zigbuild + zig)
 //   macOS          `-x` (cargo-zigbuild + zig, no SDK): best effort
+//   wasm32-wasi    plain cargo with the wasm32-wasip1-threads Rust target, on any host
 //   Windows x64    on a Linux host with mingw-w64 (apt: gcc-mingw-w64-x86-64): built for
 //                  x86_64-pc-windows-gnu and packed as win32-x64-msvc, the package an ordinary
 //                  node.exe loads (see windowsGnuPlan); otherwise `-x` (cargo-xwin, which
@@ -28,8 +30,8 @@
 //                   (no build; what the install test uses)
 //   --out DIR       write the tarballs there instead of dist/ (which is emptied first)
 //   --strict        fail when any target fails (default: fail only for linux targets on a
-//                   linux host, and Windows when mingw-w64 builds it; macOS and Windows
-//                   through cargo-xwin are reported and skipped)
+//                   linux host, wasm32-wasi, and Windows when mingw-w64 builds it; macOS and
+//                   Windows through cargo-xwin are reported and skipped)
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -189,6 +191,7 @@ function ensureRustTarget(triple) {
 /** How this machine builds a target: napi build arguments, or why it cannot. */
 function buildPlan(target, host, tools) {
   const hostIsLinux = host?.includes('-linux-')
+  if (target.platform === 'wasi') return { how: 'cargo (Rust target only)', args: ['--target', target.triple], wasm: true }
   if (!tools) {
     if (target.triple === host) return { how: 'cargo (host toolchain)', args: ['--target', target.triple] }
     return { skip: 'needs zig and cargo-zigbuild (PyPI), which could not be installed' }
@@ -227,7 +230,7 @@ function buildTarget(target, plan, tools, buildDir, logFile) {
   const log = `${r.stdout ?? ''}${r.stderr ?? ''}`
   fs.writeFileSync(logFile, log)
   const built = plan.gnuForMsvc ? 'win32-x64-gnu' : target.platformArchABI
-  let file = path.join(buildDir, `mcp-content.${built}.node`)
+  let file = path.join(buildDir, `mcp-content.${built}.${plan.wasm ? 'wasm' : 'node'}`)
   if (r.status !== 0 || !fs.existsSync(file)) {
     const tail = log.trim().split('\n').slice(-12).join('\n')
     return { error: `napi build exited ${r.status} (log: ${path.relative(process.cwd(), logFile)}):\n${tail}` }
@@ -254,6 +257,9 @@ function npmPack(dir, out) {
   return path.join(out, JSON.parse(r.stdout)[0].filename)
 }
 
+/** What the wasm32-wasi package holds beside its .wasm (its package.json `files`). */
+const WASI_LOADERS = ['mcp-content.wasi.cjs', 'mcp-content.wasi.d.cts', 'mcp-content.wasi-browser.js', 'wasi-worker.mjs', 'wasi-worker-browser.mjs']
+
 /** The platform packages for `built` ({ target, file }), staged and filled by `napi artifacts`. */
 function packPlatforms(config, built, stageDir, out) {
   const artifacts = path.join(stageDir, 'artifacts')
@@ -263,6 +269,12 @@ function packPlatforms(config, built, stageDir, out) {
   fs.writeFileSync(path.join(stageDir, 'package.json'), JSON.stringify(pkg, null, 2))
   for (const { target, file } of built) {
     fs.copyFileSync(file, path.join(artifacts, path.basename(file)))
+    // The WASI loaders `napi artifacts` packs beside the .wasm: the committed ones, which
+    // every `npm run build` regenerates and scripts/patch-wasi-loaders.mjs patches.
+    // It also wants the package's root entries there; those go to the staged root only.
+    if (target.platform === 'wasi') {
+      for (const loader of [...WASI_LOADERS, 'index.js', 'browser.js']) fs.copyFileSync(path.join(repoRoot, loader), path.join(artifacts, loader))
+    }
     const src = path.join(repoRoot, 'npm', target.platformArchABI)
     const manifest = JSON.parse(fs.readFileSync(path.join(src, 'package.json'), 'utf8'))
     if (manifest.version !== config.packageJson.version) {
@@ -273,7 +285,7 @@ function packPlatforms(config, built, stageDir, out) {
   mustRun(process.execPath, [napiCli, 'artifacts', '--cwd', stageDir, '--output-dir', 'artifacts', '--npm-dir', 'npm'])
   return built.map(({ target }) => {
     const tarball = npmPack(path.join(stageDir, 'npm', target.platformArchABI), out)
-    const binary = `package/mcp-content.${target.platformArchABI}.node`
+    const binary = `package/${path.basename(built.find((b) => b.target === target).file)}`
     if (!tarList(tarball).includes(binary)) throw new Error(`${path.basename(tarball)} lacks ${binary}`)
     return tarball
   })
@@ -342,7 +354,7 @@ async function main() {
       fs.mkdirSync(path.join(args.out, 'logs'), { recursive: true })
       const log = path.join(args.out, 'logs', `build-${target.platformArchABI}.log`)
       const r = buildTarget(target, plan, tools, path.join(stage, 'build', target.platformArchABI), log)
-      if (r.error) results.push({ target, how: plan.how, error: r.error, required: plan.gnuForMsvc })
+      if (r.error) results.push({ target, how: plan.how, error: r.error, required: plan.gnuForMsvc || plan.wasm })
       else {
         built.push({ target, file: r.file })
         results.push({ target, how: `${plan.how}, ${r.seconds} s` })
@@ -361,7 +373,7 @@ async function main() {
     const name = r.target.platformArchABI.padEnd(17)
     if (r.skipped) console.log(`  ${name} not built: ${r.skipped}`)
     else if (r.error) {
-      // A mingw-w64 Windows build that fails is a fault too: its toolchain is there.
+      // A wasm or mingw-w64 Windows build that fails is a fault too: its toolchain is there.
       const required = args.strict || (hostIsLinux && r.target.platform === 'linux') || r.required
       failed ||= required
       console.log(`  ${name} ${required ? 'FAILED' : 'not built'} (${r.how}): ${r.error.replace(/\n/g, '\n      ')}`)
