@@ -1045,15 +1045,18 @@ mod tests {
         let b64 = base64_data::encode(&bytes);
         let part = resource("file:///shot.png", "image/png", &b64);
         let reason = Reason::Request(RequestExcess::Images { max: 20 });
-        let converted = spill_attachment(
-            &part,
-            "image/png",
-            &reason,
-            &DEFAULT,
-            &store,
-            NoteStyle::Standard,
-            None,
-        );
+        let spill = |style, saved_original| {
+            spill_attachment(
+                &part,
+                "image/png",
+                &reason,
+                &DEFAULT,
+                &store,
+                style,
+                saved_original,
+            )
+        };
+        let converted = spill(NoteStyle::Standard, None);
         let path = converted.saved.unwrap().path;
         assert_eq!(std::fs::read(&path).unwrap(), bytes);
         assert_eq!(
@@ -1062,15 +1065,7 @@ mod tests {
                 "[Binary resource file:///shot.png (image/png, 60000 bytes): over the limit of 20 images per request; saved to {path}]"
             ))
         );
-        let converted = spill_attachment(
-            &part,
-            "image/png",
-            &reason,
-            &DEFAULT,
-            &store,
-            NoteStyle::Deferred,
-            None,
-        );
+        let converted = spill(NoteStyle::Deferred, None);
         let path = converted.saved.unwrap().path;
         assert_eq!(
             converted.part,
@@ -1080,15 +1075,7 @@ mod tests {
         );
         // Saved already (the original of an image fitted before): named, not written again.
         let files = std::fs::read_dir(store.dir()).unwrap().count();
-        let converted = spill_attachment(
-            &part,
-            "image/png",
-            &reason,
-            &DEFAULT,
-            &store,
-            NoteStyle::Standard,
-            Some(&path),
-        );
+        let converted = spill(NoteStyle::Standard, Some(&path));
         assert_eq!(converted.saved.unwrap().path, path);
         assert_eq!(std::fs::read_dir(store.dir()).unwrap().count(), files);
     }
