@@ -4,7 +4,9 @@
 // and in worker threads at once, then checks that nothing leaks: resident
 // memory flat after warm-up, no file descriptor left open, no temporary file
 // left in the stores. Prints a summary (JSON with --json) and exits 1 when a
-// check fails. __test__/soak.test.mjs runs a short version.
+// check fails. __test__/soak.test.mjs runs a short version. MCP_CONTENT_MODULE
+// (a folder, as for the test suite) runs it on another build or an installed
+// package instead of this checkout.
 
 import fs from 'node:fs'
 import os from 'node:os'
@@ -46,7 +48,7 @@ function parts() {
 
 /** Convert `count` parts of the mix, sync and async in turn. */
 async function convert(count, dir) {
-  const { toContent, toContentAsync, ToolOutputStore } = require(path.resolve(here, '..'))
+  const { toContent, toContentAsync, ToolOutputStore } = require(path.resolve(process.env.MCP_CONTENT_MODULE || path.join(here, '..')))
   // A small cap keeps the disk bounded however long the run.
   const store = new ToolOutputStore(dir, { maxBytes: 64 * 1024 * 1024 })
   const mix = parts()

@@ -32,8 +32,6 @@ const CANNOT = {
   'install.test.mjs':
     'it runs node_modules/bun, a Linux binary: Wine starts it natively and libuv then aborts Node (AssignProcessToJobObject); the install checks above are the same checks',
   'image-fit.test.mjs': "it needs sharp's win32-x64 binary, and node_modules holds the Linux one",
-  'soak.test.mjs':
-    'benchmark/soak.mjs loads the checkout, not MCP_CONTENT_MODULE (it passed under Wine with the binary copied into the checkout as mcp-content.win32-x64-msvc.node)',
 }
 
 const args = { install: false, suite: false, files: null, dist: path.join(repoRoot, 'dist'), node: '20.20.2' }
