@@ -102,7 +102,7 @@ function dataSize(data) {
 
 const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined, maxTextTokens: undefined, fitImages: undefined, maxLongSide: undefined }
 
-/** The settings native code last accepted: most calls repeat them, and get this object again. */
+/** The settings native code last accepted, without a store: most calls repeat them, and get this object again. */
 let lastSettings = NO_OPTIONS
 
 function readOptions(options) {
@@ -130,18 +130,18 @@ function readGivenOptions(options) {
     'maxLongSide' in options && ((plain && !('maxLongSide' in ObjectPrototype)) || ObjectHasOwn(options, 'maxLongSide')) ? options.maxLongSide : undefined
   const last = lastSettings
   if (
-    provider === last.provider &&
-    outputDir === last.outputDir &&
-    store === last.store &&
-    maxTextTokens === last.maxTextTokens &&
-    fitImages === last.fitImages &&
-    maxLongSide === last.maxLongSide
+    provider !== last.provider ||
+    outputDir !== last.outputDir ||
+    maxTextTokens !== last.maxTextTokens ||
+    fitImages !== last.fitImages ||
+    maxLongSide !== last.maxLongSide
   ) {
-    return last
+    // Checked even when the part turns out to need no native conversion.
+    native.checkOptions(provider, outputDir, maxTextTokens, fitImages, maxLongSide)
+    lastSettings = { provider, outputDir, store: undefined, maxTextTokens, fitImages, maxLongSide }
   }
-  // Checked even when the part turns out to need no native conversion.
-  native.checkOptions(provider, outputDir, maxTextTokens, fitImages, maxLongSide)
-  lastSettings = { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide }
+  // Kept settings hold no store: a store the caller dropped can be collected.
+  if (store !== undefined) return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide }
   return lastSettings
 }
 
