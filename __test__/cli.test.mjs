@@ -6,11 +6,10 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadBinding, repoRoot, tempDir, corpus, corpusDir, parseSavedNote, cliPath } from './fixtures/index.mjs'
+import { loadBinding, repoRoot, tempDir, corpus, corpusDir, parseSavedNote, cliPath as cli } from './fixtures/index.mjs'
 import { makePng } from './fixtures/proxy-cases.mjs'
 
 const { ToolOutputStore } = loadBinding()
-const cli = cliPath
 const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
 const PROVIDERS = ['default', 'anthropic', 'anthropic-bedrock', 'anthropic-vertex', 'openai', 'openai-chat', 'google', 'bedrock', 'openrouter']
 

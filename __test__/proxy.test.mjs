@@ -13,14 +13,13 @@ import { createRequire } from 'node:module'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { loadBinding, repoRoot, testDir, tempDir, listFiles, parseSavedNote, referenceImageInfo, cliPath } from './fixtures/index.mjs'
+import { loadBinding, repoRoot, testDir, tempDir, listFiles, parseSavedNote, referenceImageInfo, cliPath as cli } from './fixtures/index.mjs'
 import { bytes, cases } from './fixtures/mcp-cases.mjs'
 
 const require = createRequire(import.meta.url)
 const { convertToolResult } = loadBinding()
 const { toMcpResult } = require('../cli/mcp-shape.js')
 
-const cli = cliPath
 const testServer = [path.join(testDir, 'mcp-test-server.mjs'), '--proxy-cases']
 const everythingDir = path.join(repoRoot, 'node_modules/@modelcontextprotocol/server-everything')
 const everythingPkg = JSON.parse(fs.readFileSync(path.join(everythingDir, 'package.json'), 'utf8'))

@@ -257,9 +257,6 @@ function npmPack(dir, out) {
   return path.join(out, JSON.parse(r.stdout)[0].filename)
 }
 
-/** What the wasm32-wasi package holds beside its .wasm (its package.json `files`). */
-const WASI_LOADERS = ['mcp-content.wasi.cjs', 'mcp-content.wasi.d.cts', 'mcp-content.wasi-browser.js', 'wasi-worker.mjs', 'wasi-worker-browser.mjs']
-
 /** The platform packages for `built` ({ target, file }), staged and filled by `napi artifacts`. */
 function packPlatforms(config, built, stageDir, out) {
   const artifacts = path.join(stageDir, 'artifacts')
@@ -269,23 +266,25 @@ function packPlatforms(config, built, stageDir, out) {
   fs.writeFileSync(path.join(stageDir, 'package.json'), JSON.stringify(pkg, null, 2))
   for (const { target, file } of built) {
     fs.copyFileSync(file, path.join(artifacts, path.basename(file)))
-    // The WASI loaders `napi artifacts` packs beside the .wasm: the committed ones, which
-    // every `npm run build` regenerates and scripts/patch-wasi-loaders.mjs patches.
-    // It also wants the package's root entries there; those go to the staged root only.
-    if (target.platform === 'wasi') {
-      for (const loader of [...WASI_LOADERS, 'index.js', 'browser.js']) fs.copyFileSync(path.join(repoRoot, loader), path.join(artifacts, loader))
-    }
     const src = path.join(repoRoot, 'npm', target.platformArchABI)
     const manifest = JSON.parse(fs.readFileSync(path.join(src, 'package.json'), 'utf8'))
     if (manifest.version !== config.packageJson.version) {
       throw new Error(`npm/${target.platformArchABI} is at ${manifest.version}, the package at ${config.packageJson.version}: run \`npx napi version\``)
     }
+    // Beside the .wasm, `napi artifacts` packs the WASI loaders its package lists in `files`:
+    // the committed ones, which every `npm run build` regenerates and
+    // scripts/patch-wasi-loaders.mjs patches. It also wants the package's root entries
+    // there; those go to the staged root only.
+    if (target.platform === 'wasi') {
+      const loaders = manifest.files.filter((name) => name !== path.basename(file))
+      for (const name of [...loaders, 'index.js', 'browser.js']) fs.copyFileSync(path.join(repoRoot, name), path.join(artifacts, name))
+    }
     fs.cpSync(src, path.join(stageDir, 'npm', target.platformArchABI), { recursive: true })
   }
   mustRun(process.execPath, [napiCli, 'artifacts', '--cwd', stageDir, '--output-dir', 'artifacts', '--npm-dir', 'npm'])
-  return built.map(({ target }) => {
+  return built.map(({ target, file }) => {
     const tarball = npmPack(path.join(stageDir, 'npm', target.platformArchABI), out)
-    const binary = `package/${path.basename(built.find((b) => b.target === target).file)}`
+    const binary = `package/${path.basename(file)}`
     if (!tarList(tarball).includes(binary)) throw new Error(`${path.basename(tarball)} lacks ${binary}`)
     return tarball
   })
