@@ -157,6 +157,32 @@ impl Lines {
         (full + usize::from(trailing)) * self.sep.len()
     }
 
+    /// Symbols `from..to` (or to the end, when shorter) appended to `out`,
+    /// line breaks left out.
+    fn gather(self, input: &[u8], from: usize, to: usize, out: &mut Vec<u8>) {
+        let stride = self.len + self.sep.len();
+        let mut index = from;
+        while index < to {
+            let line_start = index / self.len * stride;
+            let at = line_start + index % self.len;
+            let line_end = (line_start + self.len).min(input.len());
+            let Some(line) = input.get(at..line_end) else {
+                return;
+            };
+            // The last line may be short and end with its separator.
+            let line = line
+                .split(|&b| b == b'\r' || b == b'\n')
+                .next()
+                .unwrap_or(line);
+            let take = line.len().min(to - index);
+            out.extend_from_slice(&line[..take]);
+            if take < self.len - index % self.len {
+                return; // the end of the symbols
+            }
+            index += take;
+        }
+    }
+
     /// The symbols from symbol `index` to the end, gathered (line breaks
     /// left out).
     fn symbols_from(self, input: &[u8], index: usize) -> Vec<u8> {
@@ -451,6 +477,38 @@ impl<'a> Base64<'a> {
         bytes[skip..].to_vec()
     }
 
+    /// Whether `decode_range` can decode any part alone (see there).
+    pub fn decodes_in_place(&self) -> bool {
+        !self.info.has_line_breaks || self.lines.is_some()
+    }
+
+    /// Decoded bytes `start..end`, decoding only the groups of symbols that
+    /// hold them, when the layout tells where each symbol is: one line, or
+    /// equal lines (whose length is a whole number of groups, so no group
+    /// straddles a break). `None` for irregular line breaks, or a range past
+    /// the end.
+    pub fn decode_range(&self, start: usize, end: usize) -> Option<Vec<u8>> {
+        if start > end || end > self.info.decoded_len {
+            return None;
+        }
+        let first_symbol = start / 3 * 4;
+        let symbols_end = end.div_ceil(3) * 4;
+        let mut symbols = Vec::with_capacity(symbols_end - first_symbol);
+        if !self.decodes_in_place() {
+            return None;
+        }
+        match self.lines {
+            None => {
+                let to = symbols_end.min(self.input.len());
+                symbols.extend_from_slice(&self.input[first_symbol..to]);
+            }
+            Some(lines) => lines.gather(self.input, first_symbol, symbols_end, &mut symbols),
+        }
+        let bytes = self.decode_symbols(&symbols);
+        let from = start - first_symbol / 4 * 3;
+        bytes.get(from..from + (end - start)).map(<[u8]>::to_vec)
+    }
+
     fn decode_symbols(&self, symbols: &[u8]) -> Vec<u8> {
         // Valid by `inspect`; should it fail, yield nothing rather than
         // wrong bytes.
@@ -577,6 +635,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_range_decodes_alone_in_one_line_and_equal_lines_only() {
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 13 % 256) as u8).collect();
+        for n in [0, 1, 2, 3, 4, 5, 100, 301] {
+            let data = &bytes[..n];
+            let padded = encode(data);
+            let unpadded = padded.trim_end_matches('=').to_string();
+            let mut forms = vec![padded.clone(), unpadded.clone()];
+            for encoded in [&padded, &unpadded] {
+                for (len, sep) in [(76, "\r\n"), (4, "\n"), (8, "\n")] {
+                    forms.push(wrap(encoded, len, sep, false));
+                    forms.push(wrap(encoded, len, sep, true));
+                }
+            }
+            for form in &forms {
+                let b64 = inspect(form.as_bytes()).unwrap();
+                if b64.info.has_line_breaks && b64.lines.is_none() {
+                    // A first line that is not whole groups ("AA\r\n").
+                    assert_eq!(b64.decode_range(0, 0), None, "{form:?}");
+                    continue;
+                }
+                for start in 0..=n.min(12) {
+                    for end in start..=n {
+                        let want = &data[start..end];
+                        let got = b64.decode_range(start, end);
+                        assert_eq!(got.as_deref(), Some(want), "{form:?} {start}..{end}");
+                        let (start, end) = (n - end, n - start);
+                        let got = b64.decode_range(start, end);
+                        assert_eq!(got.as_deref(), Some(&data[start..end]), "{form:?}");
+                    }
+                }
+                assert_eq!(b64.decode_range(0, n + 1), None);
+            }
+        }
+        let irregular = format!("{}\n{}", &padded_of(300)[..6], &padded_of(300)[6..]);
+        assert_eq!(
+            inspect(irregular.as_bytes()).unwrap().decode_range(0, 1),
+            None
+        );
+    }
+
+    fn padded_of(n: usize) -> String {
+        encode(&vec![5u8; n])
     }
 
     #[test]

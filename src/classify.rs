@@ -256,6 +256,13 @@ fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut C
 /// them, or for data over `WHOLE_CHECK_LEN` its head and tail
 /// (`Data::check_window`).
 fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
+    // A PNG's walk reads only its head and chunk headers: base64 is decoded
+    // there alone when its layout allows.
+    if media_type == "image/png" {
+        if let Some((head, mut rest)) = data.sparse() {
+            return sniff::check_png_sparse(head, data.len(), &mut rest);
+        }
+    }
     sniff::check_structure(media_type, &data.check_window())
 }
 
@@ -279,7 +286,8 @@ fn dimensions(data: &Data, media_type: &str) -> Option<(u32, u32)> {
 /// structural check; unknown (a GIF over `WHOLE_CHECK_LEN` whose first
 /// frame fills the head) counts as still.
 fn is_animated(data: &Data, media_type: &str) -> bool {
-    sniff::is_animated(media_type, &data.check_window()).unwrap_or(false)
+    sniff::can_animate(media_type)
+        && sniff::is_animated(media_type, &data.check_window()).unwrap_or(false)
 }
 
 /// The declared type names the sniffed format, by its name or an alias
@@ -529,6 +537,81 @@ mod tests {
             let found = from_bytes.defect.clone().unwrap_or_default();
             assert!(found.contains(defect), "{found:?}");
             assert_eq!(from_base64, from_bytes);
+        }
+    }
+
+    #[test]
+    fn a_png_walked_on_its_chunk_headers_gets_the_verdict_of_its_bytes() {
+        // Base64 on one line or in equal lines is walked past its head by
+        // decoding only the chunk headers (`Data::sparse`); irregular lines
+        // are decoded whole. Every form must agree with the raw bytes.
+        use crate::sniff::png_tests::{chunk, png};
+        let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
+        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let iend = chunk(b"IEND", &[]);
+        let text = |n: usize| chunk(b"tEXt", &vec![b'a'; n]);
+        // Small chunks past the head, many of them per block read.
+        let small: Vec<Vec<u8>> = (0..3000).map(|i| text(i % 7)).collect();
+        let mut shapes = vec![
+            (
+                "sound",
+                png(&[ihdr.clone(), text(70_000), idat.clone(), iend.clone()]),
+            ),
+            ("no IDAT", png(&[ihdr.clone(), text(70_000), iend.clone()])),
+            ("no IEND", png(&[ihdr.clone(), idat.clone(), text(70_000)])),
+            ("junk before IEND", {
+                let mut p = png(&[ihdr.clone(), text(70_000), idat.clone()]);
+                p.extend_from_slice(b"junk");
+                p.extend_from_slice(&iend);
+                p
+            }),
+            ("runs past the end", {
+                let p = png(&[ihdr.clone(), idat.clone(), text(70_000), iend.clone()]);
+                p[..p.len() - 20].to_vec()
+            }),
+        ];
+        let mut many = vec![ihdr.clone(), text(65_000)];
+        many.extend(small);
+        many.extend([idat.clone(), iend.clone()]);
+        shapes.push(("many small chunks", png(&many)));
+        for (name, data) in &shapes {
+            for cut in [0, 1, 2] {
+                let data = &data[..data.len() - cut];
+                assert!(data.len() > sniff::HEAD_LEN + sniff::TAIL_LEN);
+                let from_bytes = bytes(data, None);
+                let one_line = crate::base64_data::encode(data);
+                let unpadded = one_line.trim_end_matches('=').to_string();
+                let lines = |text: &str, width: usize, sep: &str| -> String {
+                    let chunks: Vec<&str> = text
+                        .as_bytes()
+                        .chunks(width)
+                        .map(|c| std::str::from_utf8(c).unwrap())
+                        .collect();
+                    chunks.join(sep)
+                };
+                for (form, text) in [
+                    ("one line", one_line.clone()),
+                    ("unpadded", unpadded.clone()),
+                    ("MIME", lines(&one_line, 76, "\r\n")),
+                    ("PEM, unpadded", lines(&unpadded, 64, "\n") + "\n"),
+                    ("irregular", lines(&one_line, 75, "\n")),
+                ] {
+                    let from_base64 = classify(Payload::Base64(text.as_bytes()), None);
+                    assert_eq!(from_base64, from_bytes, "{name}, cut {cut}, {form}");
+                }
+            }
+        }
+        let verdict = |name: &str| bytes(&shapes.iter().find(|s| s.0 == name).unwrap().1, None);
+        assert_eq!(verdict("sound").defect, None);
+        assert_eq!(verdict("many small chunks").defect, None);
+        for (name, defect) in [
+            ("no IDAT", "corrupt PNG: no IDAT chunk"),
+            ("no IEND", "truncated PNG: IEND chunk missing"),
+            ("junk before IEND", "corrupt PNG: invalid chunk type"),
+            ("runs past the end", "truncated PNG: tEXt chunk runs past"),
+        ] {
+            let found = verdict(name).defect.unwrap_or_default();
+            assert!(found.starts_with(defect), "{name}: {found}");
         }
     }
 

@@ -83,6 +83,13 @@ impl<'a> Window<'a> {
     }
 }
 
+/// The data past its head, read a few bytes at a time anywhere: what a PNG's
+/// chunk walk needs of base64 it need not decode whole (`Data::sparse`).
+pub trait ReadAt {
+    /// Fill `out` with the bytes from `at`; false when they run past the end.
+    fn read_at(&mut self, at: usize, out: &mut [u8]) -> bool;
+}
+
 /// How many leading bytes a caller decodes to sniff and size an image.
 pub const HEAD_LEN: usize = 64 * 1024;
 /// How many trailing bytes a caller decodes for end-of-data checks.
@@ -129,6 +136,22 @@ pub fn check_structure(media_type: &str, window: &Window) -> Result<Soundness, S
         "application/pdf" => sound(document::check_pdf(window)),
         _ => Ok(Soundness::Sound),
     }
+}
+
+/// `check_structure` for a PNG of `len` bytes, given its first `HEAD_LEN`
+/// bytes and a reader for the rest: the same verdict as on all of its bytes,
+/// from the head and the chunk headers past it.
+pub fn check_png_sparse(
+    head: &[u8],
+    len: usize,
+    rest: &mut dyn ReadAt,
+) -> Result<Soundness, String> {
+    png::check_sparse(head, len, rest)
+}
+
+/// Whether `is_animated` can say yes for this format (it reads the data).
+pub fn can_animate(media_type: &str) -> bool {
+    matches!(media_type, "image/gif" | "image/webp")
 }
 
 /// Whether an image is an animation (a GIF with more than one image, a

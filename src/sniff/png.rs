@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use memchr::memmem;
 
-use super::{array, be32, bytes, has_at, Soundness, Window, HEAD_LEN};
+use super::{array, be32, bytes, has_at, ReadAt, Soundness, Window, HEAD_LEN};
 
 pub(super) const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// The whole IEND chunk: zero length, type, and its fixed CRC.
@@ -42,7 +42,26 @@ pub(super) fn dimensions(head: &[u8]) -> Option<(u32, u32)> {
 /// a base64 string or its head, and a cost independent of the image size.
 /// `Repairable` when the only bad CRCs seen are on ancillary chunks.
 pub(super) fn check(window: &Window) -> Result<Soundness, String> {
-    let damaged = walk(window, HEAD_LEN)?;
+    let rest = if window.is_whole() {
+        Rest::Nothing
+    } else {
+        Rest::Tail(window.tail)
+    };
+    soundness(walk(window.head, window.len, rest, HEAD_LEN)?)
+}
+
+/// `check` on all of the data, reading only its head and the chunk headers
+/// past it: CRCs are checked in the head alone, so nothing else is needed.
+pub(super) fn check_sparse(
+    head: &[u8],
+    len: usize,
+    rest: &mut dyn ReadAt,
+) -> Result<Soundness, String> {
+    debug_assert!(head.len() >= HEAD_LEN.min(len));
+    soundness(walk(head, len, Rest::ReadAt(rest), HEAD_LEN)?)
+}
+
+fn soundness(damaged: Vec<Damaged>) -> Result<Soundness, String> {
     Ok(if damaged.is_empty() {
         Soundness::Sound
     } else {
@@ -80,7 +99,7 @@ impl PngRepair {
 /// byte anyway. `None` when no CRC is bad; an error when a critical chunk's
 /// is, or when anything else is wrong.
 pub fn repair(data: &[u8]) -> Result<Option<PngRepair>, String> {
-    let damaged = walk(&Window::whole(data), usize::MAX)?;
+    let damaged = walk(data, data.len(), Rest::Nothing, usize::MAX)?;
     if damaged.is_empty() {
         return Ok(None);
     }
@@ -147,11 +166,22 @@ fn is_ancillary(kind: &[u8]) -> bool {
     kind.first().is_some_and(|b| b & 0x20 != 0)
 }
 
-/// Walk the chunks the window's head holds, up to IEND. CRCs are summed for
-/// the chunks that end within the first `crc_until` bytes. Returns the
+/// Where the walk finds the data past the head it is given.
+enum Rest<'a> {
+    /// Nowhere: the head is all of the data.
+    Nothing,
+    /// Only the last bytes are known.
+    Tail(&'a [u8]),
+    /// Anywhere, a few bytes at a time.
+    ReadAt(&'a mut dyn ReadAt),
+}
+
+/// Walk the chunks from `head` on, up to IEND, reading the chunk headers past
+/// it from `rest` when it can. CRCs are summed for the chunks that end
+/// within the first `crc_until` bytes (`head` must hold them). Returns the
 /// ancillary chunks whose CRC is bad; any other defect is an error.
-fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
-    let head = window.head;
+fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec<Damaged>, String> {
+    let whole = !matches!(rest, Rest::Tail(_));
     if !head.starts_with(SIGNATURE) {
         return Err("corrupt PNG: bad signature".into());
     }
@@ -168,10 +198,9 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
     // Deflate shrinks data at most 1032 times: a file far too short for the
     // pixels its header claims is not that image (a decompression-bomb shape).
     if let Some(raw) = raw_size(head, width, height) {
-        if (window.len as u64).saturating_mul(MAX_DEFLATE_RATIO) < raw {
+        if (len as u64).saturating_mul(MAX_DEFLATE_RATIO) < raw {
             return Err(format!(
-                "corrupt PNG: {} bytes cannot hold {width}x{height} pixels",
-                window.len
+                "corrupt PNG: {len} bytes cannot hold {width}x{height} pixels"
             ));
         }
     }
@@ -179,7 +208,9 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
     let mut damaged = Vec::new();
     let mut pos = 8;
     let mut seen_idat = false;
-    while let (Some(length), Some(kind)) = (be32(head, pos), array::<4>(head, pos + 4)) {
+    while let Some(header) = chunk_header(head, &mut rest, pos) {
+        let [l0, l1, l2, l3, k0, k1, k2, k3] = header;
+        let (length, kind) = (u32::from_be_bytes([l0, l1, l2, l3]), [k0, k1, k2, k3]);
         if !kind.iter().all(u8::is_ascii_alphabetic) {
             return Err(format!("corrupt PNG: invalid chunk type at byte {pos}"));
         }
@@ -191,12 +222,15 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
         let end = usize::try_from(length)
             .ok()
             .and_then(|n| n.checked_add(pos + 12))
-            .filter(|&end| end <= window.len)
+            .filter(|&end| end <= len)
             .ok_or_else(|| format!("truncated PNG: {name} chunk runs past the end of the data"))?;
-        let Some(body) = head.get(pos + 4..end - 4) else {
+        let body = head.get(pos + 4..end - 4);
+        if body.is_none() && matches!(rest, Rest::Tail(_)) {
             break; // The chunk goes on past the head: nothing more to see.
-        };
-        if end <= crc_until && be32(head, end - 4) != Some(crc32(body)) {
+        }
+        let bad_crc =
+            end <= crc_until && body.is_some_and(|body| be32(head, end - 4) != Some(crc32(body)));
+        if bad_crc {
             if !is_ancillary(&kind) {
                 return Err(format!("corrupt PNG: CRC mismatch in {name} chunk"));
             }
@@ -207,7 +241,7 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
         }
         match &kind {
             b"IDAT" => seen_idat = true,
-            b"IEND" if window.is_whole() && !seen_idat => {
+            b"IEND" if whole && !seen_idat => {
                 return Err("corrupt PNG: no IDAT chunk".into());
             }
             b"IEND" => return Ok(damaged),
@@ -216,10 +250,22 @@ fn walk(window: &Window, crc_until: usize) -> Result<Vec<Damaged>, String> {
         pos = end;
     }
     // The walk left the head without meeting IEND: only the tail can hold it.
-    if window.is_whole() || memmem::find(window.tail, IEND).is_none() {
-        return Err("truncated PNG: IEND chunk missing".into());
+    match rest {
+        Rest::Tail(tail) if memmem::find(tail, IEND).is_some() => Ok(damaged),
+        _ => Err("truncated PNG: IEND chunk missing".into()),
     }
-    Ok(damaged)
+}
+
+/// The length and type of the chunk at `pos`, from the head or past it.
+fn chunk_header(head: &[u8], rest: &mut Rest, pos: usize) -> Option<[u8; 8]> {
+    if let Some(header) = array(head, pos) {
+        return Some(header);
+    }
+    let mut header = [0; 8];
+    match rest {
+        Rest::ReadAt(reader) => reader.read_at(pos, &mut header).then_some(header),
+        _ => None,
+    }
 }
 
 /// The most deflate can shrink data: 258-byte matches coded in 2 bits.
