@@ -13,7 +13,9 @@
 //! - accepted exactly when the reference accepts it, to the same bytes;
 //! - `decoded_len`, `has_line_breaks`, `alphabet` and `canonical` are right;
 //!   `canonical` exactly when the string is the standard padded encoding;
-//! - `decode_to`, `decode_head(n)` and `decode_tail(n)` agree with `decode`;
+//! - `decode_to`, `decode_head(n)` and `decode_tail(n)` agree with `decode`,
+//!   and so does `decode_range` where the layout allows it (one line or
+//!   equal lines), as do `Data::sparse` reads;
 //! - the canonical encoding round-trips and is recognised as canonical;
 //! - `Data` over the string gives the same bytes, prefixes and stream;
 //! - an error that names a symbol position names the offending symbol.
@@ -27,7 +29,7 @@ use base64::engine::{DecodePaddingMode, Engine, GeneralPurpose, GeneralPurposeCo
 use libfuzzer_sys::fuzz_target;
 use mcp_content::base64_data::{self, Alphabet};
 use mcp_content::payload::{Base64Output, Data, Payload};
-use mcp_content::sniff::{HEAD_LEN, TAIL_LEN};
+use mcp_content::sniff::{ReadAt, HEAD_LEN, TAIL_LEN};
 use mcp_content_fuzz::Input;
 
 fn is_line_break(b: &u8) -> bool {
@@ -175,7 +177,30 @@ fuzz_target!(|input: &[u8]| {
         assert_eq!(b64.decode_tail(n), &bytes[len - n_clamped..], "tail {n}");
     }
 
+    let in_place = !info.has_line_breaks || b64.decodes_in_place();
+    for (start, n) in [(split % (len + 1), 8), (0, len), (len / 3, split % 300)] {
+        let end = (start + n).min(len);
+        let range = b64.decode_range(start, end);
+        assert_eq!(range.is_some(), in_place, "{start}..{end}");
+        if let Some(range) = range {
+            assert_eq!(range, &bytes[start..end], "range {start}..{end}");
+        }
+    }
+    assert_eq!(b64.decode_range(0, len + 1), None);
+
     let data = Data::open(Payload::Base64(text)).expect("inspect accepted it");
+    if let Some((head, mut rest)) = data.sparse() {
+        assert!(in_place && len > HEAD_LEN + TAIL_LEN);
+        assert_eq!(head, &bytes[..HEAD_LEN]);
+        for at in [split, HEAD_LEN + split, len.saturating_sub(split % 9)] {
+            let mut out = [0u8; 8];
+            let fits = at.checked_add(8).is_some_and(|end| end <= len);
+            assert_eq!(rest.read_at(at, &mut out), fits, "read at {at}");
+            if fits {
+                assert_eq!(out, bytes[at..at + 8], "read at {at}");
+            }
+        }
+    }
     assert_eq!(data.len(), len);
     let window = data.window();
     assert_eq!(window.len, len);

@@ -101,7 +101,7 @@ fn linearized_length(start: &[u8]) -> Option<usize> {
 /// objects (`/Type /Page`) counted. `None` when none of them is in plain
 /// sight (a page tree inside compressed object streams), or when reading
 /// the page tree nodes' dictionaries would take more than
-/// [`PAGE_TREE_READ_BUDGET`] beyond the data's own length.
+/// [`page_tree_read_budget`] allows.
 pub fn pdf_page_count(data: &[u8]) -> Option<u32> {
     let start = &data[..data.len().min(PDF_SLACK)];
     if let Some(at) = memmem::find(start, b"/Linearized") {
@@ -113,7 +113,7 @@ pub fn pdf_page_count(data: &[u8]) -> Option<u32> {
     }
     let mut largest_count: Option<u64> = None;
     let mut page_objects: u32 = 0;
-    let mut budget = data.len().saturating_add(PAGE_TREE_READ_BUDGET);
+    let mut budget = page_tree_read_budget(data.len());
     for at in memmem::find_iter(data, b"/Type") {
         let rest = data[at + b"/Type".len()..].trim_ascii_start();
         if !rest.starts_with(b"/Page") {
@@ -141,13 +141,18 @@ fn is_delimiter(b: u8) -> bool {
     b.is_ascii_whitespace() || b"()<>[]{}/%".contains(&b)
 }
 
-/// Bytes the search for page tree nodes' dictionaries may read beyond the
-/// data's length. Each node's dictionary is read from near its `/Type`, and
-/// the windows of nodes close together overlap: without a bound, a file of
-/// many `/Type /Pages` in dictionaries that never close (a few MB) would be
-/// read again for each of them, for minutes. Real page trees use a small
-/// part of it.
-pub const PAGE_TREE_READ_BUDGET: usize = 16 * 1024 * 1024;
+/// Bytes the search for page tree nodes' dictionaries may read in data of
+/// `len` bytes: twice its length, and 64 KiB (one node's window) besides.
+/// Each node's dictionary is read from near its `/Type`, and the windows of
+/// nodes close together overlap: without a bound, a file of many
+/// `/Type /Pages` in dictionaries that never close (a few MB) would be read
+/// again for each of them, for minutes. Real page trees read each node's
+/// dictionary once, a small part of the file; a bound in proportion to the
+/// length keeps a small hostile file as cheap as its size (a fixed 16 MiB
+/// let a 66 KB one cost 16 MiB of reading).
+fn page_tree_read_budget(len: usize) -> usize {
+    len.saturating_mul(2).saturating_add(64 * 1024)
+}
 
 /// The reading budget of [`pdf_page_count`] ran out.
 struct OutOfBudget;
