@@ -105,9 +105,16 @@ impl Lines {
     /// the engine's check for `alphabet`. Line breaks inside a line are not
     /// looked for: they are not symbols, so that check refuses them (and
     /// the caller falls back to finding every break).
+    /// Padding is accepted only at the end: the engine takes it at the end
+    /// of any chunk, so a chunk after one that ends in `=` is refused too.
     fn of_valid(input: &[u8], alphabet: Alphabet) -> Option<Lines> {
         let lines = Lines::of(input)?;
+        let mut padded = false;
         let valid = gather_chunks(lines.iter(input), &mut |symbols| {
+            if padded {
+                return Err(());
+            }
+            padded = symbols.last() == Some(&b'=');
             alphabet.engine(symbols).check(symbols).map_err(|_| ())
         });
         valid.is_ok().then_some(lines)
@@ -219,7 +226,13 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
         });
     }
     let has_line_breaks = memchr::memchr2(b'\r', b'\n', input).is_some();
-    let url_safe = memchr::memchr2(b'-', b'_', input).is_some();
+    // MIME's form, equal lines of the standard alphabet, is settled by the
+    // check of its lines alone: no scan for the other alphabet, nor for
+    // padding inside the data.
+    let standard_lines = has_line_breaks
+        .then(|| Lines::of_valid(input, Alphabet::Standard))
+        .flatten();
+    let url_safe = standard_lines.is_none() && memchr::memchr2(b'-', b'_', input).is_some();
     if url_safe && memchr::memchr2(b'+', b'/', input).is_some() {
         return Err(invalid(
             "mixes the standard (+/) and url-safe (-_) alphabets",
@@ -231,10 +244,10 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
         Alphabet::Standard
     };
 
-    let lines = if has_line_breaks {
-        Lines::of_valid(input, alphabet)
-    } else {
-        None
+    let lines = match standard_lines {
+        Some(lines) => Some(lines),
+        None if has_line_breaks && url_safe => Lines::of_valid(input, alphabet),
+        None => None,
     };
     let breaks = match lines {
         Some(lines) => lines.count_breaks(input),
@@ -259,8 +272,9 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
         return Err(first_foreign_symbol(input, alphabet).unwrap_or(error));
     }
     // Chunks are checked one by one below, and a chunk may end in valid
-    // padding: every '=' must belong to the trailing padding.
-    if memchr::memchr_iter(b'=', input).count() != padding {
+    // padding: every '=' must belong to the trailing padding (for equal
+    // lines, checked with them).
+    if lines.is_none() && memchr::memchr_iter(b'=', input).count() != padding {
         return Err(describe_failure(input, alphabet, padding));
     }
     let decoded_len = data_symbols / 4 * 3 + (data_symbols % 4).saturating_sub(1);
