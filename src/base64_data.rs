@@ -105,6 +105,7 @@ impl Lines {
     /// the engine's check for `alphabet`. Line breaks inside a line are not
     /// looked for: they are not symbols, so that check refuses them (and
     /// the caller falls back to finding every break).
+    ///
     /// Padding is accepted only at the end: the engine takes it at the end
     /// of any chunk, so a chunk after one that ends in `=` is refused too.
     fn of_valid(input: &[u8], alphabet: Alphabet) -> Option<Lines> {
@@ -502,15 +503,12 @@ impl<'a> Base64<'a> {
     /// straddles a break). `None` for irregular line breaks, or a range past
     /// the end.
     pub fn decode_range(&self, start: usize, end: usize) -> Option<Vec<u8>> {
-        if start > end || end > self.info.decoded_len {
+        if start > end || end > self.info.decoded_len || !self.decodes_in_place() {
             return None;
         }
         let first_symbol = start / 3 * 4;
         let symbols_end = end.div_ceil(3) * 4;
         let mut symbols = Vec::with_capacity(symbols_end - first_symbol);
-        if !self.decodes_in_place() {
-            return None;
-        }
         match self.lines {
             None => {
                 let to = symbols_end.min(self.input.len());

@@ -2,7 +2,8 @@
 //!
 //! Everything here reads a [`Window`] on the bytes: either the whole data or,
 //! when the caller decoded only part of a base64 string, its first and last
-//! bytes. One submodule per family of formats.
+//! bytes; a PNG's chunk walk can also read the chunk headers past the head
+//! through a [`ReadAt`]. One submodule per family of formats.
 //!
 //! Nothing here panics on any input: every read goes through the `get`-based
 //! helpers at the bottom of this file and lengths read from the data are
