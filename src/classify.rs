@@ -1,6 +1,8 @@
 //! What the bytes actually are: sniffed format, image size, structural
 //! soundness, text encoding, set against the declared media type.
 
+use std::borrow::Cow;
+
 use encoding_rs::Encoding;
 
 use crate::charset;
@@ -135,12 +137,15 @@ const MAX_ID3_TAG: usize = 16 * 1024 * 1024;
 /// past the tag, the same bytes the sniffer reads in whole data.
 /// Raw bytes and base64 are sniffed on the same prefix, whatever is at hand.
 fn sniff_data(data: &Data) -> Option<Sniffed> {
-    let head = data.window().head;
-    let len = match sniff::id3_tag_len(head) {
-        Some(tag) if tag <= MAX_ID3_TAG => tag + sniff::HEAD_LEN,
-        _ => sniff::HEAD_LEN,
-    };
-    sniff::sniff(&data.prefix(len))
+    // A PNG is told by its first bytes: its head is not decoded for it.
+    if let Some(sniffed) = sniff::sniff_start(&data.prefix(16)) {
+        return Some(sniffed);
+    }
+    let head = data.head();
+    match sniff::id3_tag_len(head) {
+        Some(tag) if tag <= MAX_ID3_TAG => sniff::sniff(&data.prefix(tag + sniff::HEAD_LEN)),
+        _ => sniff::sniff(head),
+    }
 }
 
 fn classify_sniffed(
@@ -259,8 +264,8 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
     // A PNG's walk reads only its head and chunk headers: base64 is decoded
     // there alone when its layout allows.
     if media_type == "image/png" {
-        if let Some((head, mut rest)) = data.sparse() {
-            return sniff::check_png_sparse(head, data.len(), &mut rest);
+        if let Some(mut sparse) = data.sparse() {
+            return sniff::check_png_sparse(data.len(), &mut sparse);
         }
     }
     sniff::check_structure(media_type, &data.check_window())
@@ -273,9 +278,12 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
 /// large EXIF block), and not for data over `WHOLE_CHECK_LEN`, which is not
 /// decoded whole.
 fn dimensions(data: &Data, media_type: &str) -> Option<(u32, u32)> {
-    let head = data.window().head;
-    let head = &head[..head.len().min(sniff::HEAD_LEN)];
-    sniff::image_dimensions(media_type, head).or_else(|| {
+    // Where the header is at a fixed place (a PNG's IHDR), only it is read.
+    let head = match sniff::dimensions_len(media_type) {
+        Some(len) => data.prefix(len),
+        None => Cow::Borrowed(data.head()),
+    };
+    sniff::image_dimensions(media_type, &head).or_else(|| {
         (sniff::HEAD_LEN < data.len() && data.len() <= WHOLE_CHECK_LEN)
             .then(|| sniff::image_dimensions(media_type, data.full()))
             .flatten()
@@ -545,7 +553,7 @@ mod tests {
         // Base64 on one line or in equal lines is walked past its head by
         // decoding only the chunk headers (`Data::sparse`); irregular lines
         // are decoded whole. Every form must agree with the raw bytes.
-        use crate::sniff::png_tests::{chunk, png};
+        use crate::sniff::png_tests::{bad, chunk, png};
         let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
         let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
         let iend = chunk(b"IEND", &[]);
@@ -570,6 +578,20 @@ mod tests {
                 p[..p.len() - 20].to_vec()
             }),
         ];
+        // CRCs are checked for the chunks that end in the first 64 KiB.
+        for (name, chunks) in [
+            (
+                "bad tEXt CRC",
+                vec![bad(text(3)), text(70_000), idat.clone()],
+            ),
+            ("bad IDAT CRC", vec![bad(idat.clone()), text(70_000)]),
+            ("bad CRC past 64 KiB", vec![idat.clone(), bad(text(70_000))]),
+        ] {
+            let mut all = vec![ihdr.clone()];
+            all.extend(chunks);
+            all.push(iend.clone());
+            shapes.push((name, png(&all)));
+        }
         let mut many = vec![ihdr.clone(), text(65_000)];
         many.extend(small);
         many.extend([idat.clone(), iend.clone()]);
@@ -604,11 +626,14 @@ mod tests {
         let verdict = |name: &str| bytes(&shapes.iter().find(|s| s.0 == name).unwrap().1, None);
         assert_eq!(verdict("sound").defect, None);
         assert_eq!(verdict("many small chunks").defect, None);
+        assert_eq!(verdict("bad CRC past 64 KiB").defect, None);
+        assert!(verdict("bad tEXt CRC").repair.is_some());
         for (name, defect) in [
             ("no IDAT", "corrupt PNG: no IDAT chunk"),
             ("no IEND", "truncated PNG: IEND chunk missing"),
             ("junk before IEND", "corrupt PNG: invalid chunk type"),
             ("runs past the end", "truncated PNG: tEXt chunk runs past"),
+            ("bad IDAT CRC", "corrupt PNG: CRC mismatch in IDAT chunk"),
         ] {
             let found = verdict(name).defect.unwrap_or_default();
             assert!(found.starts_with(defect), "{name}: {found}");

@@ -41,8 +41,11 @@ pub enum Base64Output {
 /// Validated data with lazily decoded views.
 pub struct Data<'a> {
     source: Source<'a>,
-    head: Vec<u8>,
-    tail: Vec<u8>,
+    /// Base64 only, each decoded on first use: the first `HEAD_LEN` bytes,
+    /// the last `TAIL_LEN`, all of them (at once for data no longer than
+    /// the two).
+    head: OnceCell<Vec<u8>>,
+    tail: OnceCell<Vec<u8>>,
     full: OnceCell<Vec<u8>>,
 }
 
@@ -52,33 +55,26 @@ enum Source<'a> {
 }
 
 impl<'a> Data<'a> {
-    /// Validate the payload; for base64 only the head and tail are decoded.
+    /// Validate the payload. Base64 is decoded here only when it is short
+    /// (no longer than head and tail together): one pass, no window.
     pub fn open(payload: Payload<'a>) -> Result<Self, Base64Error> {
-        match payload {
-            Payload::Bytes(bytes) => Ok(Data {
-                source: Source::Bytes(bytes),
-                head: Vec::new(),
-                tail: Vec::new(),
-                full: OnceCell::new(),
-            }),
+        let full = OnceCell::new();
+        let source = match payload {
+            Payload::Bytes(bytes) => Source::Bytes(bytes),
             Payload::Base64(text) => {
                 let b64 = base64_data::inspect(text)?;
-                let full = OnceCell::new();
-                let (head, tail) = if b64.info.decoded_len <= HEAD_LEN + TAIL_LEN {
-                    // Small enough to decode whole: one pass, no window.
+                if b64.info.decoded_len <= HEAD_LEN + TAIL_LEN {
                     let _ = full.set(b64.decode());
-                    (Vec::new(), Vec::new())
-                } else {
-                    (b64.decode_head(HEAD_LEN), b64.decode_tail(TAIL_LEN))
-                };
-                Ok(Data {
-                    source: Source::Base64(b64),
-                    head,
-                    tail,
-                    full,
-                })
+                }
+                Source::Base64(b64)
             }
-        }
+        };
+        Ok(Data {
+            source,
+            head: OnceCell::new(),
+            tail: OnceCell::new(),
+            full,
+        })
     }
 
     /// Decoded length in bytes.
@@ -93,14 +89,32 @@ impl<'a> Data<'a> {
         self.len() == 0
     }
 
+    /// The first `HEAD_LEN` bytes (all of them when shorter).
+    pub fn head(&self) -> &[u8] {
+        match (&self.source, self.full.get()) {
+            (Source::Bytes(bytes), _) => &bytes[..bytes.len().min(HEAD_LEN)],
+            (_, Some(full)) => &full[..full.len().min(HEAD_LEN)],
+            (Source::Base64(b64), None) => self.head.get_or_init(|| b64.decode_head(HEAD_LEN)),
+        }
+    }
+
+    /// The last `TAIL_LEN` bytes (all of them when shorter).
+    fn tail(&self) -> &[u8] {
+        match (&self.source, self.full.get()) {
+            (Source::Bytes(bytes), _) => &bytes[bytes.len().saturating_sub(TAIL_LEN)..],
+            (_, Some(full)) => &full[full.len().saturating_sub(TAIL_LEN)..],
+            (Source::Base64(b64), None) => self.tail.get_or_init(|| b64.decode_tail(TAIL_LEN)),
+        }
+    }
+
     /// Head and tail of the data, or all of it when that is at hand.
     pub fn window(&self) -> Window<'_> {
         match (&self.source, self.full.get()) {
             (Source::Bytes(bytes), _) => Window::whole(bytes),
             (_, Some(full)) => Window::whole(full),
             _ => Window {
-                head: &self.head,
-                tail: &self.tail,
+                head: self.head(),
+                tail: self.tail(),
                 len: self.len(),
             },
         }
@@ -110,58 +124,48 @@ impl<'a> Data<'a> {
     /// `WHOLE_CHECK_LEN` (decoding base64 whole, once), beyond it the head
     /// and tail, whether the data came as raw bytes or as base64.
     pub fn check_window(&self) -> Window<'_> {
-        let len = self.len();
-        if len <= WHOLE_CHECK_LEN {
+        if self.len() <= WHOLE_CHECK_LEN {
             return Window::whole(self.full());
         }
-        match &self.source {
-            Source::Bytes(bytes) => Window {
-                head: &bytes[..HEAD_LEN],
-                tail: &bytes[len - TAIL_LEN..],
-                len,
-            },
-            // Decoded on opening, and kept even once `full` is decoded.
-            Source::Base64(_) => Window {
-                head: &self.head,
-                tail: &self.tail,
-                len,
-            },
+        // Not `window()`: base64 decoded whole by now still shows only its
+        // head and tail here, as raw bytes do.
+        Window {
+            head: self.head(),
+            tail: self.tail(),
+            len: self.len(),
         }
     }
 
-    /// The head, and a reader for the rest that decodes only what is read,
-    /// for base64 not decoded yet whose layout lets any part decode alone
-    /// (one line, or equal lines), of a length checked whole. A check that
-    /// reads a few bytes here and there (a PNG's chunk headers) then sees
-    /// what `check_window` shows without a full decode. `None` when the
-    /// bytes are at hand (raw, or decoded) or cannot be read that way.
-    pub fn sparse(&self) -> Option<(&[u8], SparseBase64<'a>)> {
+    /// A reader of the data that decodes only what is read, for base64 not
+    /// decoded yet whose layout lets any part decode alone (one line, or
+    /// equal lines), of a length checked whole. A check that reads a few
+    /// bytes here and there (a PNG's chunk headers) then sees what
+    /// `check_window` shows without a full decode. `None` when the bytes
+    /// are at hand (raw, or decoded) or cannot be read that way.
+    pub fn sparse(&self) -> Option<SparseBase64<'a>> {
         match (&self.source, self.full.get()) {
             (Source::Base64(b64), None)
                 if self.len() <= WHOLE_CHECK_LEN && b64.decodes_in_place() =>
             {
-                Some((
-                    &self.head,
-                    SparseBase64 {
-                        b64: *b64,
-                        block: Vec::new(),
-                        block_start: 0,
-                    },
-                ))
+                Some(SparseBase64 {
+                    b64: *b64,
+                    block: Vec::new(),
+                    block_start: 0,
+                })
             }
             _ => None,
         }
     }
 
     /// The first `len` decoded bytes (fewer when the data is shorter),
-    /// without decoding the rest.
+    /// without decoding the rest, nor the head when it is not decoded yet.
     pub fn prefix(&self, len: usize) -> Cow<'_, [u8]> {
-        match (&self.source, self.full.get()) {
-            (Source::Bytes(bytes), _) => Cow::Borrowed(&bytes[..len.min(bytes.len())]),
-            (_, Some(full)) => Cow::Borrowed(&full[..len.min(full.len())]),
-            // The head decoded on opening already holds it: no second decode.
-            (Source::Base64(_), None) if len <= self.head.len() => Cow::Borrowed(&self.head[..len]),
-            (Source::Base64(b64), None) => Cow::Owned(b64.decode_head(len)),
+        match (&self.source, self.full.get(), self.head.get()) {
+            (Source::Bytes(bytes), _, _) => Cow::Borrowed(&bytes[..len.min(bytes.len())]),
+            (_, Some(full), _) => Cow::Borrowed(&full[..len.min(full.len())]),
+            // The head decoded already holds it: no second decode.
+            (_, None, Some(head)) if len <= head.len() => Cow::Borrowed(&head[..len]),
+            (Source::Base64(b64), None, _) => Cow::Owned(b64.decode_head(len)),
         }
     }
 
@@ -235,6 +239,7 @@ mod tests {
         let encoded = base64_data::encode(&bytes);
         let data = Data::open(Payload::Base64(encoded.as_bytes())).unwrap();
         assert!(data.full.get().is_none());
+        assert!(data.head.get().is_none() && data.tail.get().is_none());
         let window = data.window();
         assert_eq!(window.head, &bytes[..HEAD_LEN]);
         assert_eq!(window.tail, &bytes[bytes.len() - TAIL_LEN..]);
@@ -252,6 +257,10 @@ mod tests {
         let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
         let encoded = base64_data::encode(&bytes);
         let data = Data::open(Payload::Base64(encoded.as_bytes())).unwrap();
+        // Before the head is decoded, only the prefix is.
+        assert!(matches!(data.prefix(16), Cow::Owned(b) if b == bytes[..16]));
+        assert!(data.head.get().is_none());
+        assert_eq!(data.head(), &bytes[..HEAD_LEN]);
         assert!(matches!(data.prefix(1000), Cow::Borrowed(b) if b == &bytes[..1000]));
         assert!(matches!(data.prefix(HEAD_LEN + 1), Cow::Owned(b) if b == bytes[..HEAD_LEN + 1]));
     }
@@ -261,9 +270,8 @@ mod tests {
         let bytes: Vec<u8> = (0..300_000u32).map(|i| (i % 241) as u8).collect();
         let one_line = base64_data::encode(&bytes);
         let data = Data::open(Payload::Base64(one_line.as_bytes())).unwrap();
-        let (head, mut rest) = data.sparse().unwrap();
-        assert_eq!(head, &bytes[..HEAD_LEN]);
-        for at in [HEAD_LEN, 100_001, 100_010, 100_300, 299_992, 0] {
+        let mut rest = data.sparse().unwrap();
+        for at in [HEAD_LEN, 100_001, 100_010, 100_300, 299_992, 0, 5] {
             let mut out = [0u8; 8];
             assert!(rest.read_at(at, &mut out));
             assert_eq!(out, bytes[at..at + 8]);
@@ -271,6 +279,10 @@ mod tests {
         assert!(!rest.read_at(299_993, &mut [0u8; 8]), "past the end");
         assert!(!rest.read_at(usize::MAX, &mut [0u8; 8]));
         assert!(data.full.get().is_none(), "no full decode");
+        assert!(data.head.get().is_none(), "no head decode");
+        let mut long = vec![0u8; 70_000];
+        assert!(rest.read_at(3, &mut long));
+        assert_eq!(long, bytes[3..70_003]);
 
         // Irregular line breaks have no place for each symbol: no sparse reads.
         let irregular = format!("{}\n{}", &one_line[..10], &one_line[10..]);

@@ -84,8 +84,8 @@ impl<'a> Window<'a> {
     }
 }
 
-/// The data past its head, read a few bytes at a time anywhere: what a PNG's
-/// chunk walk needs of base64 it need not decode whole (`Data::sparse`).
+/// The data, read a few bytes at a time anywhere: what a PNG's chunk walk
+/// needs of base64 it need not decode whole (`Data::sparse`).
 pub trait ReadAt {
     /// Fill `out` with the bytes from `at`; false when they run past the end.
     fn read_at(&mut self, at: usize, out: &mut [u8]) -> bool;
@@ -139,15 +139,27 @@ pub fn check_structure(media_type: &str, window: &Window) -> Result<Soundness, S
     }
 }
 
-/// `check_structure` for a PNG of `len` bytes, given its first `HEAD_LEN`
-/// bytes and a reader for the rest: the same verdict as on all of its bytes,
-/// from the head and the chunk headers past it.
-pub fn check_png_sparse(
-    head: &[u8],
-    len: usize,
-    rest: &mut dyn ReadAt,
-) -> Result<Soundness, String> {
-    png::check_sparse(head, len, rest)
+/// `check_structure` for a PNG of `len` bytes read through `data`: the
+/// same verdict as on all of its bytes, from the chunks within the first
+/// `HEAD_LEN` bytes (their CRCs) and the chunk headers past them.
+pub fn check_png_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundness, String> {
+    png::check_sparse(len, data)
+}
+
+/// What `sniff` says of any data that starts with `start`, when those first
+/// bytes decide it whatever follows: a PNG signature, the first magic
+/// tried. A PNG is then sniffed without decoding a base64 head.
+pub fn sniff_start(start: &[u8]) -> Option<Sniffed> {
+    if start.starts_with(png::SIGNATURE) {
+        return found(mt!("image/png"), Family::Image);
+    }
+    None
+}
+
+/// How many leading bytes hold an image's width and height whatever follows
+/// (a PNG's IHDR), when that is fixed.
+pub fn dimensions_len(media_type: &str) -> Option<usize> {
+    (media_type == "image/png").then_some(png::DIMENSIONS_LEN)
 }
 
 /// Whether `is_animated` can say yes for this format (it reads the data).

@@ -28,6 +28,11 @@ const ANIMATION: [&[u8; 4]; 3] = [b"acTL", b"fcTL", b"fdAT"];
 /// How many chunk types the repair note names before it counts the rest.
 const NAMED_KINDS: usize = 4;
 
+/// Bytes up to the end of IHDR's width and height.
+pub(super) const DIMENSIONS_LEN: usize = 24;
+/// Bytes up to the end of IHDR's CRC: what the walk reads before any chunk.
+const HEADER_LEN: usize = 33;
+
 /// Width and height from IHDR, when `head` holds it.
 pub(super) fn dimensions(head: &[u8]) -> Option<(u32, u32)> {
     if !head.starts_with(SIGNATURE) || !has_at(head, 12, b"IHDR") {
@@ -50,15 +55,17 @@ pub(super) fn check(window: &Window) -> Result<Soundness, String> {
     soundness(walk(window.head, window.len, rest, HEAD_LEN)?)
 }
 
-/// `check` on all of the data, reading only its head and the chunk headers
-/// past it: CRCs are checked in the head alone, so nothing else is needed.
-pub(super) fn check_sparse(
-    head: &[u8],
-    len: usize,
-    rest: &mut dyn ReadAt,
-) -> Result<Soundness, String> {
-    debug_assert!(head.len() >= HEAD_LEN.min(len));
-    soundness(walk(head, len, Rest::ReadAt(rest), HEAD_LEN)?)
+/// `check` on all of the data read through `data`: the chunks that end
+/// within the first `HEAD_LEN` bytes (for their CRCs), and the chunk headers
+/// past them.
+pub(super) fn check_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundness, String> {
+    let mut header = [0; HEADER_LEN];
+    let header: &[u8] = if data.read_at(0, &mut header) {
+        &header
+    } else {
+        &[] // shorter than a header: refused as such
+    };
+    soundness(walk(header, len, Rest::ReadAt(data), HEAD_LEN)?)
 }
 
 fn soundness(damaged: Vec<Damaged>) -> Result<Soundness, String> {
@@ -224,13 +231,10 @@ fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec
             .and_then(|n| n.checked_add(pos + 12))
             .filter(|&end| end <= len)
             .ok_or_else(|| format!("truncated PNG: {name} chunk runs past the end of the data"))?;
-        let body = head.get(pos + 4..end - 4);
-        if body.is_none() && matches!(rest, Rest::Tail(_)) {
+        if head.len() < end && matches!(rest, Rest::Tail(_)) {
             break; // The chunk goes on past the head: nothing more to see.
         }
-        let bad_crc =
-            end <= crc_until && body.is_some_and(|body| be32(head, end - 4) != Some(crc32(body)));
-        if bad_crc {
+        if end <= crc_until && !crc_matches(head, &mut rest, pos..end) {
             if !is_ancillary(&kind) {
                 return Err(format!("corrupt PNG: CRC mismatch in {name} chunk"));
             }
@@ -254,6 +258,26 @@ fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec
         Rest::Tail(tail) if memmem::find(tail, IEND).is_some() => Ok(damaged),
         _ => Err("truncated PNG: IEND chunk missing".into()),
     }
+}
+
+/// Whether the CRC of the chunk at `range` (length field to CRC) matches,
+/// read from the head or past it.
+fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>) -> bool {
+    let read;
+    let chunk = match (head.get(range.clone()), rest) {
+        (Some(chunk), _) => chunk,
+        (None, Rest::ReadAt(reader)) => {
+            let mut bytes = vec![0; range.len()];
+            if !reader.read_at(range.start, &mut bytes) {
+                return false;
+            }
+            read = bytes;
+            &read
+        }
+        (None, _) => return false,
+    };
+    let (body, crc) = chunk[4..].split_at(chunk.len() - 8);
+    be32(crc, 0) == Some(crc32(body))
 }
 
 /// The length and type of the chunk at `pos`, from the head or past it.
@@ -321,7 +345,7 @@ pub(crate) mod tests {
     }
 
     /// The same chunk with its CRC off by one bit.
-    fn bad(mut chunk: Vec<u8>) -> Vec<u8> {
+    pub(crate) fn bad(mut chunk: Vec<u8>) -> Vec<u8> {
         let last = chunk.len() - 1;
         chunk[last] ^= 1;
         chunk
