@@ -138,7 +138,7 @@ const MAX_ID3_TAG: usize = 16 * 1024 * 1024;
 /// Raw bytes and base64 are sniffed on the same prefix, whatever is at hand.
 fn sniff_data(data: &Data) -> Option<Sniffed> {
     // A PNG is told by its first bytes: its head is not decoded for it.
-    if let Some(sniffed) = sniff::sniff_start(&data.prefix(16)) {
+    if let Some(sniffed) = sniff::sniff_start(&data.prefix(sniff::START_LEN)) {
         return Some(sniffed);
     }
     let head = data.head();

@@ -146,9 +146,13 @@ pub fn check_png_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundness, 
     png::check_sparse(len, data)
 }
 
-/// What `sniff` says of any data that starts with `start`, when those first
-/// bytes decide it whatever follows: a PNG signature, the first magic
-/// tried. A PNG is then sniffed without decoding a base64 head.
+/// How many first bytes `sniff_start` reads.
+pub const START_LEN: usize = png::SIGNATURE.len();
+
+/// What `sniff` says of any data that starts with `start` (its first
+/// `START_LEN` bytes), when those bytes decide it whatever follows: a PNG
+/// signature, the first magic tried. A PNG is then sniffed without
+/// decoding a base64 head.
 pub fn sniff_start(start: &[u8]) -> Option<Sniffed> {
     if start.starts_with(png::SIGNATURE) {
         return found(mt!("image/png"), Family::Image);

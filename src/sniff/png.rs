@@ -183,10 +183,11 @@ enum Rest<'a> {
     ReadAt(&'a mut dyn ReadAt),
 }
 
-/// Walk the chunks from `head` on, up to IEND, reading the chunk headers past
-/// it from `rest` when it can. CRCs are summed for the chunks that end
-/// within the first `crc_until` bytes (`head` must hold them). Returns the
-/// ancillary chunks whose CRC is bad; any other defect is an error.
+/// Walk the chunks from `head` on, up to IEND, reading what lies past it
+/// from `rest` when it can. CRCs are summed for the chunks that end within
+/// the first `crc_until` bytes (in the head, or read through `rest`; with
+/// only a tail, the walk stops at the first chunk past the head). Returns
+/// the ancillary chunks whose CRC is bad; any other defect is an error.
 fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec<Damaged>, String> {
     let whole = !matches!(rest, Rest::Tail(_));
     if !head.starts_with(SIGNATURE) {
