@@ -1897,4 +1897,148 @@ mod tests {
         let own = own_files(tmp.path()).len();
         assert_eq!(own, planted + 20);
     }
+
+    /// Makes a FIFO with the system's `mkfifo`; `false` (with the reason
+    /// printed) where there is none.
+    #[cfg(unix)]
+    fn make_fifo(path: &Path) -> bool {
+        match std::process::Command::new("mkfifo").arg(path).status() {
+            Ok(status) if status.success() => true,
+            other => {
+                eprintln!("skipped: mkfifo failed ({other:?})");
+                false
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_planted_at_a_name_is_never_opened_or_removed() {
+        use std::os::unix::fs::FileTypeExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let own_name = "tool_1764481234567_000001_0000000001.bin";
+        let fifo = dir.join(own_name);
+        let temp_fifo = dir.join(temp_name(0));
+        if !(make_fifo(&fifo) && make_fifo(&temp_fifo)) {
+            return;
+        }
+        let is_fifo = |path: &Path| fs::symlink_metadata(path).unwrap().file_type().is_fifo();
+        // Opening a FIFO to write would wait for a reader; a new file fails at once.
+        for path in [&fifo, &temp_fifo] {
+            assert_eq!(
+                open_new(path).unwrap_err().kind(),
+                io::ErrorKind::AlreadyExists
+            );
+        }
+        // Publishing moves on to the next name.
+        let src = dir.join(temp_name(0));
+        fs::write(&src, b"payload").unwrap();
+        let fresh = "tool_1764481234567_000002_0000000001.bin";
+        let mut queue = vec![fresh.to_string(), own_name.to_string()];
+        let path = publish(&src, dir, |_| queue.pop().unwrap()).unwrap();
+        assert_eq!(path, dir.join(fresh));
+        assert_eq!(fs::read(&path).unwrap(), b"payload");
+        // Retention 0 makes every own name old enough; a FIFO is still no file
+        // of the store's, for cleanup and for the cap alike.
+        let store = ToolOutputStore::new(Some(dir.to_path_buf()), Some(0.0)).unwrap();
+        assert_eq!(store.cleanup().unwrap(), 1, "only the published file");
+        assert!(is_fifo(&fifo) && is_fifo(&temp_fifo));
+        let store = store_in(dir).with_max_bytes(Some(10.0)).unwrap();
+        let saved = store.save(b"0123456789", "bin").unwrap();
+        assert_eq!(fs::read(&saved.path).unwrap(), b"0123456789");
+        assert!(is_fifo(&fifo) && is_fifo(&temp_fifo));
+    }
+
+    #[test]
+    fn cleanup_racing_with_saves_removes_only_expired_own_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let store = Arc::new(ToolOutputStore::new(Some(dir.to_path_buf()), Some(1.0)).unwrap());
+        let old = SystemTime::now() - Duration::from_secs(3 * 86_400);
+        let age = |path: &Path| {
+            let file = File::options().write(true).open(path).unwrap();
+            file.set_modified(old).unwrap();
+        };
+        let expired: Vec<PathBuf> = (0..200)
+            .map(|i| store.save(&[i as u8; 10], "bin").unwrap().path)
+            .collect();
+        expired.iter().for_each(|path| age(path));
+        let stranger = dir.join("notes.txt");
+        fs::write(&stranger, b"keep").unwrap();
+        age(&stranger);
+
+        let done = Arc::new(AtomicBool::new(false));
+        let cleaner = {
+            let (store, done) = (Arc::clone(&store), Arc::clone(&done));
+            std::thread::spawn(move || {
+                let (mut removed, mut rounds) = (0, 0);
+                loop {
+                    removed += store.cleanup().unwrap();
+                    rounds += 1;
+                    if done.load(Ordering::Acquire) {
+                        return (removed, rounds);
+                    }
+                }
+            })
+        };
+        let savers: Vec<_> = (0..2)
+            .map(|t| {
+                let store = Arc::clone(&store);
+                std::thread::spawn(move || {
+                    (0..500)
+                        .map(|i| {
+                            let data = format!("saver {t}, file {i}\n").repeat(50);
+                            (store.save(data.as_bytes(), "txt").unwrap().path, data)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let saved: Vec<(PathBuf, String)> = savers
+            .into_iter()
+            .flat_map(|saver| saver.join().unwrap())
+            .collect();
+        done.store(true, Ordering::Release);
+        let (removed, rounds) = cleaner.join().unwrap();
+        assert!(rounds >= 2, "cleanup ran while saving ({rounds} rounds)");
+
+        assert_eq!(removed, expired.len(), "every expired file, once");
+        assert!(expired.iter().all(|path| !path.exists()));
+        for (path, data) in &saved {
+            assert_eq!(fs::read_to_string(path).unwrap(), *data, "{path:?}");
+        }
+        assert_eq!(fs::read(&stranger).unwrap(), b"keep");
+        let left = names(dir);
+        assert_eq!(
+            left.len(),
+            saved.len() + 1,
+            "saved files and notes.txt only"
+        );
+        assert!(!left.iter().any(|name| name.starts_with(TEMP_PREFIX)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_named_through_a_symlink_is_used_as_the_system_resolves_it() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        // The caller's own choice (macOS's /tmp is such a link): followed.
+        let real = tmp.path().join("real");
+        fs::create_dir(&real).unwrap();
+        let link = tmp.path().join("link");
+        symlink(&real, &link).unwrap();
+        let saved = store_in(&link).save(b"x", "bin").unwrap();
+        assert_eq!(saved.path.parent().unwrap(), link);
+        assert_eq!(names(&real), [file_name(&saved.path)]);
+        // A link to nowhere is not made into a folder: a clear error, nothing
+        // created at either end.
+        let dangling = tmp.path().join("dangling");
+        let nowhere = tmp.path().join("nowhere");
+        symlink(&nowhere, &dangling).unwrap();
+        let err = store_in(&dangling).save(b"x", "bin").unwrap_err();
+        assert!(err.to_string().contains("not a folder"), "{err}");
+        assert!(!nowhere.exists());
+        assert!(fs::symlink_metadata(&dangling).unwrap().is_symlink());
+    }
 }
