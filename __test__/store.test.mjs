@@ -116,18 +116,23 @@ describe('ToolOutputStore', () => {
     assert.equal(listFiles(dir).length, 150)
   })
 
-  test('concurrent saves from several processes never share a file', async (t) => {
+  test('two processes saving 1,000 files each at once give 2,000 distinct complete files', async (t) => {
     const dir = tempDir(t)
+    // Each file holds its process tag and number, padded so a torn write would show.
     const script = `const { ToolOutputStore } = require(${JSON.stringify(bindingPath)});
       const s = new ToolOutputStore(process.argv[1]);
       const out = [];
-      for (let i = 0; i < 50; i++) out.push(s.save(Buffer.from(process.argv[2] + ':' + i)).path);
+      for (let i = 0; i < 1000; i++) out.push(s.save(Buffer.from((process.argv[2] + ':' + i + ';').repeat(300))).path);
       process.stdout.write(JSON.stringify(out));`
     const run = (tag) => promisify(execFile)(process.execPath, ['-e', script, dir, tag])
-    const outs = await Promise.all(['a', 'b', 'c', 'd'].map(run))
-    const paths = outs.flatMap((o) => JSON.parse(o.stdout))
-    assert.equal(new Set(paths).size, 200)
-    assert.equal(listFiles(dir).length, 200)
+    const outs = await Promise.all(['a', 'b'].map(run))
+    const saved = outs.map((o) => JSON.parse(o.stdout))
+    const paths = saved.flat()
+    assert.equal(new Set(paths).size, 2000)
+    assert.deepEqual(listFiles(dir).sort(), paths.map((p) => path.basename(p)).sort())
+    saved.forEach((list, n) => list.forEach((file, i) => {
+      assert.equal(fs.readFileSync(file, 'utf8'), `${'ab'[n]}:${i};`.repeat(300), file)
+    }))
   })
 
   test('an extension cannot move the file out of the store', (t) => {
