@@ -129,7 +129,7 @@ describe('ToolOutputStore', () => {
     const saved = outs.map((o) => JSON.parse(o.stdout))
     const paths = saved.flat()
     assert.equal(new Set(paths).size, 2000)
-    assert.deepEqual(listFiles(dir).sort(), paths.map((p) => path.basename(p)).sort())
+    assert.deepEqual(listFiles(dir), paths.map((p) => path.basename(p)).sort())
     saved.forEach((list, n) => list.forEach((file, i) => {
       assert.equal(fs.readFileSync(file, 'utf8'), `${'ab'[n]}:${i};`.repeat(300), file)
     }))

@@ -2001,7 +2001,7 @@ mod tests {
             .collect();
         done.store(true, Ordering::Release);
         let (removed, rounds) = cleaner.join().unwrap();
-        assert!(rounds >= 2, "cleanup ran while saving ({rounds} rounds)");
+        assert!(rounds >= 2, "cleanup ran more than once ({rounds} rounds)");
 
         assert_eq!(removed, expired.len(), "every expired file, once");
         assert!(expired.iter().all(|path| !path.exists()));
