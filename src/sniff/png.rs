@@ -275,6 +275,9 @@ fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>) -> bool {
             read = bytes;
             &read
         }
+        // Not reached: with no reader the head holds every chunk the walk
+        // checks (all of the data, or a tail walk stops before). Unreadable
+        // bytes never pass as a matching CRC.
         (None, _) => return false,
     };
     let (body, crc) = chunk[4..].split_at(chunk.len() - 8);
