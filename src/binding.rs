@@ -1733,3 +1733,125 @@ pub fn store_cleanup(store: Unknown) -> Result<u32, String> {
         Ok(u32::try_from(removed).unwrap_or(u32::MAX))
     })
 }
+
+// ---------------------------------------------------------------- structured content
+
+/// Strings of `structuredContent` shorter than this stay as they are.
+#[napi]
+pub fn structured_long_string_chars() -> u32 {
+    crate::structured::LONG_STRING_CHARS as u32
+}
+
+/// The marker that replaces a long string of `structuredContent` in the
+/// model's JSON, or `null` when it stays: `repeatsPart` (1-based) when the
+/// entry found it repeats a content part, else a base64 check of the string.
+#[napi(
+    catch_unwind,
+    ts_args_type = "data: string | Uint8Array, dataIsLatin1: unknown, repeatsPart: number | null"
+)]
+pub fn structured_marker(
+    data: Unknown,
+    data_is_latin1: Option<Unknown>,
+    repeats_part: Option<Unknown>,
+) -> Result<Option<String>, String> {
+    if let Some(part) = number_arg(repeats_part, "repeatsPart")? {
+        return Ok(Some(crate::structured::repeat_marker(part as usize)));
+    }
+    let data = DataArg::read(Some(data), data_text_arg(data_is_latin1)?)?;
+    data.with_payload("data", |payload| {
+        guarded(|| Ok(crate::structured::base64_marker(payload)))
+    })?
+}
+
+/// The line above the model's JSON when strings were left out (`null` when
+/// none was): `savedPath` and `savedByteLength` name the whole JSON, or
+/// `saveError` says why it could not be saved.
+#[napi(
+    catch_unwind,
+    ts_args_type = "repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null"
+)]
+pub fn structured_header(
+    repeats: Option<Unknown>,
+    base64: Option<Unknown>,
+    saved_path: Option<Unknown>,
+    saved_byte_length: Option<Unknown>,
+    save_error: Option<Unknown>,
+) -> Result<Option<String>, String> {
+    let count = |value, name| number_arg(value, name).map(|n| n.unwrap_or(0.0) as usize);
+    let repeats = count(repeats, "repeats")?;
+    let base64 = count(base64, "base64")?;
+    let path = string_arg(saved_path, "savedPath")?;
+    let byte_length = number_arg(saved_byte_length, "savedByteLength")?.unwrap_or(0.0) as u64;
+    let error = string_arg(save_error, "saveError")?;
+    let whole = match (&path, &error) {
+        (Some(path), _) => crate::structured::WholeJson::Saved { path, byte_length },
+        (None, Some(error)) => crate::structured::WholeJson::NotSaved { error },
+        (None, None) => crate::structured::WholeJson::NotNeeded,
+    };
+    Ok(crate::structured::header(repeats, base64, whole))
+}
+
+/// Save a text (UTF-8) in the conversion's store under `mediaType`'s
+/// extension. `how`: `"sync"`, or `"async"` for a promise of it done on the
+/// libuv thread pool.
+#[napi(
+    catch_unwind,
+    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined",
+    ts_return_type = "SavedFile | Promise<SavedFile>"
+)]
+pub fn save_text(
+    how: Unknown,
+    text: Unknown,
+    media_type: Option<Unknown>,
+    output_dir: Option<Unknown>,
+    store: Option<Unknown>,
+) -> Result<Either<SavedFile, AsyncTask<SaveTextTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let media_type = string_arg(media_type, "mediaType")?;
+    let text = string_arg(Some(text), "text")?.unwrap_or_default();
+    let store = store_setting(output_dir, store)?;
+    let task = SaveTextTask {
+        text,
+        extension: media_type::extension(media_type.as_deref().unwrap_or("text/plain")),
+        store,
+    };
+    match how.as_deref() {
+        Some("sync") => task.run().map(Either::A),
+        Some("async") => Ok(Either::B(AsyncTask::new(task))),
+        _ => Err(invalid("`how` must be 'sync' or 'async'")),
+    }
+}
+
+pub struct SaveTextTask {
+    text: String,
+    extension: &'static str,
+    store: Arc<store::ToolOutputStore>,
+}
+
+impl SaveTextTask {
+    fn run(&self) -> Result<SavedFile, String> {
+        guarded(|| {
+            let saved = self
+                .store
+                .save(self.text.as_bytes(), self.extension)
+                .map_err(store_error)?;
+            Ok(SavedFile {
+                path: saved.path.to_string_lossy().into_owned(),
+                byte_length: saved.byte_length as f64,
+            })
+        })
+    }
+}
+
+impl Task for SaveTextTask {
+    type Output = Result<SavedFile, String>;
+    type JsValue = SavedFile;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(self.run())
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output.map_err(|e| rejection(&env, e))
+    }
+}

@@ -28,6 +28,7 @@ pub mod payload;
 pub mod provider;
 pub mod route;
 pub mod save;
+pub mod structured;
 pub mod sniff;
 pub mod store;
 pub mod text;
