@@ -705,16 +705,22 @@ function spill(how, job, converted, decision, a) {
 function finishResult(job, converted, decision, spilled, structured) {
   const { read, settings } = job
   const content = []
+  // The index in the result's content of the part each content part comes from; -1: added here.
+  const sources = []
+  const add = (part, source) => {
+    append(content, part)
+    append(sources, source)
+  }
   const deferred = []
   const saved = []
-  if (decision.errorText !== null) append(content, textPart(decision.errorText))
+  if (decision.errorText !== null) add(textPart(decision.errorText), -1)
   let a = 0
   let held = 0
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
     if (entry === null) continue
     if (entry.attachment === undefined) {
-      append(content, entry.part)
+      add(entry.part, i)
       if (entry.saved !== undefined) append(saved, entry.saved)
       continue
     }
@@ -722,37 +728,37 @@ function finishResult(job, converted, decision, spilled, structured) {
     a++
     // Held back after a fit: the spill's answer has the one note and file.
     if (verdict !== false || !fittedBefore(entry)) {
-      if (entry.note !== undefined) append(content, textPart(entry.note))
+      if (entry.note !== undefined) add(textPart(entry.note), i)
       if (entry.saved !== undefined) append(saved, entry.saved)
     }
     if (verdict === true) {
-      append(content, entry.part)
+      add(entry.part, i)
     } else if (typeof verdict === 'string') {
-      append(content, textPart(verdict))
+      add(textPart(verdict), i)
       append(deferred, entry.part)
     } else {
       // Saved instead; or, held back by the many-image rule, made to fit it.
       const answer = fromResultAnswer(spilled[held], entry.media)
       held++
-      if (answer.note !== undefined) append(content, textPart(answer.note))
+      if (answer.note !== undefined) add(textPart(answer.note), i)
       if (answer.saved !== undefined) append(saved, answer.saved)
       if (answer.placeholder !== undefined) {
-        append(content, textPart(answer.placeholder))
+        add(textPart(answer.placeholder), i)
         append(deferred, answer.part)
       } else {
-        append(content, answer.part)
+        add(answer.part, i)
       }
     }
   }
   if (structured !== undefined) {
-    append(content, structured.entry.part)
+    add(structured.entry.part, -1)
     for (let i = 0; i < structured.saved.length; i++) append(saved, structured.saved[i])
     if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
   }
   if (settings.queue !== undefined && deferred.length > 0) queueAdd(settings.queue, settings.toolCallId, deferred)
   // For an MCP client (the proxy): the value with the same strings replaced.
-  if (read.structured !== undefined) return { content, isError: read.isError, deferred, saved, structuredContent: read.structured.value }
-  return { content, isError: read.isError, deferred, saved }
+  if (read.structured !== undefined) return { content, isError: read.isError, deferred, saved, sources, structuredContent: read.structured.value }
+  return { content, isError: read.isError, deferred, saved, sources }
 }
 
 /**

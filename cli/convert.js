@@ -9,7 +9,7 @@ const { EXIT, CliError, progress, usageError } = require('./terminal.js')
 const HELP = `Usage: mcp-content convert [options] [result.json|-]
 
 Converts one MCP tool result for a provider and writes the answer of convertToolResult as JSON
-({ content, isError, deferred, saved }) on stdout. The input (a file, or standard input when
+({ content, isError, deferred, saved, sources, structuredContent? }) on stdout. The input (a file, or standard input when
 none or "-" is given) is JSON of a CallToolResult, a JSON-RPC response carrying one, a content
 part or an array of parts. Files that cannot be sent are saved by the store and noted.
 

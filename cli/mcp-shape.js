@@ -4,9 +4,6 @@
 // else (decoded text, notes of saved files, previews) as text parts. Parts whose audience leaves
 // out the assistant are the client's to show, not the model's: they stay as the server sent them.
 
-/** The text convertToolResult puts first in an error result that has none. */
-const ERROR_NOTE = '[The tool reported an error and sent no message]'
-
 /** MCP `annotations.audience`: for the model unless it leaves "assistant" out (as the package reads it). */
 function isForModel(part) {
   const audience = part !== null && typeof part === 'object' && part.annotations ? part.annotations.audience : undefined
@@ -24,31 +21,35 @@ function toMcpPart(part, index) {
 }
 
 /**
- * A `CallToolResult` from `convertToolResult`'s answer: the converted parts, the error flag, and
- * the server's `structuredContent` and `_meta` as they were (a client validates structured
- * content against the tool's output schema).
+ * A `CallToolResult` from `convertToolResult`'s answer: the converted parts where the parts they
+ * come from were (`converted.sources`), each with the annotations of its part (a note made from a
+ * part takes that part's); parts whose audience leaves out the assistant as the server sent them,
+ * in their places; the error flag; `structuredContent` with the strings the conversion replaced
+ * (long repeats of a content part, base64: still valid for a schema that wants a string) and the
+ * server's `_meta`.
  */
 function toMcpResult(converted, original) {
   const parts = original && Array.isArray(original.content) ? original.content : []
-  const made = converted.content
-  // convertToolResult gives one part per model-bound part, in order, after the error note (when it
-  // added one) and before the structured content's JSON (when it added that).
-  let next = made.length > parts.filter(isForModel).length && converted.isError && made[0].type === 'text' && made[0].text === ERROR_NOTE ? 1 : 0
-  const content = made.slice(0, next).map(toMcpPart)
-  for (const part of parts) {
-    if (!isForModel(part)) {
-      content.push(part)
-      continue
-    }
-    if (next >= made.length) break
-    const mcpPart = toMcpPart(made[next], content.length)
-    if (part && typeof part === 'object' && part.annotations !== undefined) mcpPart.annotations = part.annotations
-    content.push(mcpPart)
-    next++
-  }
-  for (; next < made.length; next++) content.push(toMcpPart(made[next], content.length))
+  // [place, part]: a converted part's place is its source; parts the conversion added (the error
+  // note, first; the structured content's JSON, last) go before or after all.
+  const placed = []
+  let seenSource = false
+  converted.content.forEach((part, m) => {
+    const source = converted.sources[m]
+    if (source >= 0) seenSource = true
+    const from = source >= 0 ? parts[source] : undefined
+    const mcpPart = toMcpPart(part, m)
+    if (from !== null && typeof from === 'object' && from.annotations !== undefined) mcpPart.annotations = from.annotations
+    placed.push([source >= 0 ? source : seenSource ? Infinity : -1, mcpPart])
+  })
+  parts.forEach((part, j) => {
+    if (!isForModel(part)) placed.push([j, part])
+  })
+  // A stable sort: parts of one place keep their order.
+  const content = placed.sort((a, b) => a[0] - b[0]).map((entry) => entry[1])
   const out = { content }
-  if (original && original.structuredContent !== undefined) out.structuredContent = original.structuredContent
+  if (converted.structuredContent !== undefined) out.structuredContent = converted.structuredContent
+  else if (original && original.structuredContent !== undefined) out.structuredContent = original.structuredContent
   if (converted.isError || (original && original.isError !== undefined)) out.isError = converted.isError
   if (original && original._meta !== undefined) out._meta = original._meta
   return out
