@@ -705,7 +705,8 @@ function spill(how, job, converted, decision, a) {
 function finishResult(job, converted, decision, spilled, structured) {
   const { read, settings } = job
   const content = []
-  // The index in the result's content of the part each content part comes from; -1: added here.
+  // The index in the result's content of the part each content part comes from: -1 for the error
+  // note added before them all, the number of parts for the structured content's JSON after them.
   const sources = []
   const add = (part, source) => {
     append(content, part)
@@ -751,7 +752,7 @@ function finishResult(job, converted, decision, spilled, structured) {
     }
   }
   if (structured !== undefined) {
-    add(structured.entry.part, -1)
+    add(structured.entry.part, converted.length)
     for (let i = 0; i < structured.saved.length; i++) append(saved, structured.saved[i])
     if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
   }

@@ -30,17 +30,14 @@ function toMcpPart(part, index) {
  */
 function toMcpResult(converted, original) {
   const parts = original && Array.isArray(original.content) ? original.content : []
-  // [place, part]: a converted part's place is its source; parts the conversion added (the error
-  // note, first; the structured content's JSON, last) go before or after all.
-  const placed = []
-  let seenSource = false
-  converted.content.forEach((part, m) => {
+  // [place, part]: a converted part's place is the index of its source (-1 for the error note,
+  // the number of parts for the structured content's JSON).
+  const placed = converted.content.map((part, m) => {
     const source = converted.sources[m]
-    if (source >= 0) seenSource = true
-    const from = source >= 0 ? parts[source] : undefined
+    const from = parts[source]
     const mcpPart = toMcpPart(part, m)
     if (from !== null && typeof from === 'object' && from.annotations !== undefined) mcpPart.annotations = from.annotations
-    placed.push([source >= 0 ? source : seenSource ? Infinity : -1, mcpPart])
+    return [source, mcpPart]
   })
   parts.forEach((part, j) => {
     if (!isForModel(part)) placed.push([j, part])
