@@ -1311,23 +1311,29 @@ struct HeldMedia {
 }
 
 impl HeldMedia {
-    /// Save it; or, when it is held back by the many-image rule and images
-    /// are made to fit, fit it to that rule's side limit.
+    /// Save it; or, when it is held back by the many-image rule or the
+    /// request's size shared by its images and images are made to fit, fit
+    /// it to that rule's side limit and its share.
     fn spill(&self, payload: Payload) -> Result<ResultAnswer, String> {
         let part = MediaPart::new(self.kind, self.uri.as_deref(), None, payload);
-        let many_images = match self.reason {
+        // The side and the size (in the request limit's unit) to fit it to.
+        let fit_to = match self.reason {
             Reason::Request(RequestExcess::ManyImages { max_side, .. }) if self.fit.enabled => {
-                Some(max_side)
+                Some((Some(max_side), None))
             }
+            Reason::Request(RequestExcess::Share {
+                limit, share, many, ..
+            }) if self.fit.enabled => Some((many.map(|m| m.max_side), Some((limit, share)))),
             _ => None,
         };
         let converted = guarded(|| {
-            Ok(match many_images {
-                Some(max_side) => content::fit_attachment(
+            Ok(match fit_to {
+                Some((max_side, share)) => content::fit_attachment(
                     &part,
                     &self.media_type,
                     &self.reason,
                     max_side,
+                    share,
                     self.fit,
                     self.profile,
                     &self.store,

@@ -10,7 +10,7 @@ use crate::image_fit::{self, FitImages, Target};
 use crate::media_type;
 use crate::note::{self, Label};
 use crate::payload::{Base64Output, Data, Payload};
-use crate::provider::Profile;
+use crate::provider::{Profile, SizeLimit};
 use crate::route::{self, Reason, Route};
 use crate::store::ToolOutputStore;
 use crate::text::{self, TextEncoding};
@@ -237,7 +237,8 @@ pub fn convert_without_disk_fitting(
 }
 
 /// A held-back attachment of a whole result made to fit `max_side` (the
-/// many-image rule) instead of saved; saved as [`spill_attachment`] does
+/// many-image rule) and its `share` of the request's size (a limit and the
+/// share, in that limit's unit) instead of saved; saved as [`spill_attachment`] does
 /// when it cannot be. `saved_original`: where the original already is, when
 /// `part` is the original of an image fitted once before (to a larger
 /// limit): it is fitted again from the original, which is not saved twice,
@@ -247,7 +248,8 @@ pub fn fit_attachment(
     part: &MediaPart,
     media_type: &str,
     reason: &Reason,
-    max_side: u32,
+    max_side: Option<u32>,
+    share: Option<(SizeLimit, u64)>,
     fit: FitImages,
     profile: &Profile,
     store: &ToolOutputStore,
@@ -255,7 +257,18 @@ pub fn fit_attachment(
     saved_original: Option<&str>,
 ) -> Converted {
     let target = route::fit_target(profile, fit.max_long_side).map(|t| Target {
-        max_side: Some(t.max_side.map_or(max_side, |m| m.min(max_side))),
+        max_side: match (t.max_side, max_side) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        // A share in base64 characters is 3 decoded bytes for every 4.
+        max_bytes: share.map_or(t.max_bytes, |(limit, share)| {
+            let decoded = match limit {
+                SizeLimit::DecodedBytes(_) => share,
+                SizeLimit::Base64Chars(_) => share / 4 * 3,
+            };
+            t.max_bytes.min(decoded)
+        }),
         ..t
     });
     let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {

@@ -222,6 +222,25 @@ fn request_excess(excess: &RequestExcess) -> String {
             megabytes_down(limit.max()),
             unit_suffix(limit)
         ),
+        RequestExcess::Share {
+            limit,
+            images,
+            share,
+            many,
+        } => {
+            let side = many.map_or(String::new(), |rule| {
+                format!(
+                    ", and {} px for requests with more than {} images",
+                    rule.max_side, rule.over
+                )
+            });
+            format!(
+                "the {images} images would pass the request limit of {} MB{} at full size, so each is sent within {} MB{side}",
+                megabytes_down(limit.max()),
+                unit_suffix(limit),
+                megabytes_down(share)
+            )
+        }
     }
 }
 

@@ -42,8 +42,13 @@ pub fn base64_marker(string: Payload) -> Option<String> {
 pub enum WholeJson<'a> {
     /// Nothing was left out but repeats: the JSON shown is all there is.
     NotNeeded,
-    Saved { path: &'a str, byte_length: u64 },
-    NotSaved { error: &'a str },
+    Saved {
+        path: &'a str,
+        byte_length: u64,
+    },
+    NotSaved {
+        error: &'a str,
+    },
 }
 
 /// The line above the JSON when something was left out, without its
