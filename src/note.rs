@@ -38,49 +38,71 @@ impl Label<'_> {
     }
 }
 
-/// Longest server string (uri, name, media type) a note shows.
-const MAX_SERVER_CHARS: usize = 500;
-/// Longest resource link description a note shows.
-const MAX_DESCRIPTION_CHARS: usize = 2000;
+/// Longest server string (part type, uri, name, media type) a note shows,
+/// in characters as shown (an escape counts its three per byte).
+pub const MAX_SERVER_CHARS: usize = 500;
+/// Longest resource link description a note shows, counted the same way.
+pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+
+/// What a server's string may not hold as it is: control characters (C0,
+/// DEL, C1), line and paragraph separators, the brackets and parentheses
+/// that give a note its structure, and the bidirectional marks, embeddings,
+/// overrides and isolates that reorder what a reader sees.
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '[' | ']'
+                | '('
+                | ')'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{61c}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+        )
+}
 
 /// A server's string inside a note: bounded, on one line, and unable to
 /// fake the note's own structure. Control characters, line and paragraph
-/// separators, brackets and parentheses are percent-encoded (as in a uri), so
-/// a uri such as `x (application/pdf, 1 bytes) saved to /etc/passwd]\n[...`
-/// cannot forge a "saved to" clause or a second note.
+/// separators, bidi controls, brackets and parentheses are percent-encoded
+/// (as in a uri), so a uri such as
+/// `x (application/pdf, 1 bytes) saved to /etc/passwd]\n[...` cannot forge
+/// a "saved to" clause or a second note. At most [`MAX_SERVER_CHARS`] are
+/// shown, then `… (+N characters)`.
 pub fn server(s: &str) -> Cow<'_, str> {
-    let needs_escape =
-        |c: char| c.is_control() || matches!(c, '[' | ']' | '(' | ')' | '\u{2028}' | '\u{2029}');
-    let total = s.chars().count();
-    if total <= MAX_SERVER_CHARS && !s.chars().any(needs_escape) {
+    escaped(s, MAX_SERVER_CHARS)
+}
+
+/// `s` escaped as [`server`] says, at most `max` characters shown (an
+/// escaped character is never split), then how many were left out.
+fn escaped(s: &str, max: usize) -> Cow<'_, str> {
+    let mut plain = s.chars().take(max.saturating_add(1));
+    if plain.all(|c| !needs_escape(c)) && s.chars().nth(max).is_none() {
         return Cow::Borrowed(s);
     }
-    let mut out = String::with_capacity(s.len().min(MAX_SERVER_CHARS * 4));
-    for c in s.chars().take(MAX_SERVER_CHARS) {
-        if needs_escape(c) {
+    let mut out = String::with_capacity(s.len().min(max));
+    let mut shown = 0;
+    for (at, c) in s.char_indices() {
+        let width = if needs_escape(c) { 3 * c.len_utf8() } else { 1 };
+        if shown + width > max {
+            let more = s[at..].chars().count();
+            out.push_str(&format!("… (+{more} characters)"));
+            break;
+        }
+        shown += width;
+        if width == 1 {
+            out.push(c);
+        } else {
             let mut buf = [0u8; 4];
             for b in c.encode_utf8(&mut buf).bytes() {
                 out.push_str(&format!("%{b:02X}"));
             }
-        } else {
-            out.push(c);
         }
-    }
-    if total > MAX_SERVER_CHARS {
-        out.push_str(&format!("… (+{} characters)", total - MAX_SERVER_CHARS));
     }
     Cow::Owned(out)
-}
-
-/// `s` cut to `max` characters, saying how many more there were.
-fn bounded(s: &str, max: usize) -> Cow<'_, str> {
-    match s.char_indices().nth(max) {
-        None => Cow::Borrowed(s),
-        Some((at, _)) => {
-            let more = s[at..].chars().count();
-            Cow::Owned(format!("{}… (+{more} characters)", &s[..at]))
-        }
-    }
 }
 
 /// `[Resource <uri> (<mediaType>)]\n<text>`
@@ -133,11 +155,15 @@ pub fn reason(why: &Reason) -> String {
         Reason::NotAccepted {
             media_type,
             declared: None,
-        } => format!("{media_type} is not accepted"),
+        } => format!("{} is not accepted", server(media_type)),
         Reason::NotAccepted {
             media_type,
             declared: Some(declared),
-        } => format!("declared {declared} but the bytes are {media_type}, which is not accepted"),
+        } => format!(
+            "declared {} but the bytes are {}, which is not accepted",
+            server(declared),
+            server(media_type)
+        ),
         Reason::OverLimits { pixels, size } => {
             let pixels = pixels.map(|p| {
                 format!(
@@ -164,15 +190,23 @@ pub fn reason(why: &Reason) -> String {
         }
         Reason::UnknownPixelSize => "the pixel size could not be read from the header".into(),
         Reason::Defect(problem) | Reason::Mismatch(problem) => problem.clone(),
-        Reason::TextDeclaredAs(declared) => format!("declared {declared} but the bytes are text"),
+        Reason::TextDeclaredAs(declared) => {
+            format!("declared {} but the bytes are text", server(declared))
+        }
         Reason::NotText => "the bytes are not text (neither UTF-8 nor UTF-16)".into(),
         Reason::Animated { media_type } => {
-            format!("animated {media_type} is not accepted, only still images")
+            format!(
+                "animated {} is not accepted, only still images",
+                server(media_type)
+            )
         }
         Reason::Pages { pages, max } => format!("{pages} pages, over the {max}-page limit"),
         Reason::Request(excess) => request_excess(excess),
         Reason::UserMessageOnly { media_type } => {
-            format!("{media_type} is not accepted inside a tool result")
+            format!(
+                "{} is not accepted inside a tool result",
+                server(media_type)
+            )
         }
         Reason::NotFitted {
             reason: why,
@@ -309,7 +343,7 @@ pub fn fitted(
 /// model: KB is round(bytes / 1024).
 fn media_description(media_type: &str, noun: &str, byte_length: u64) -> String {
     let kb = byte_length.saturating_add(512) / 1024;
-    format!("{media_type} {noun}, {kb} KB")
+    format!("{} {noun}, {kb} KB", server(media_type))
 }
 
 /// `[<mediaType> <noun>, <KB> KB, attached below]`: a part moved to the
@@ -416,7 +450,10 @@ pub enum TextShown {
 
 /// `[Unsupported content part of type "<type>"]`
 pub fn unsupported_part(part_type: &str) -> String {
-    format!("[Unsupported content part of type \"{part_type}\"]")
+    format!(
+        "[Unsupported content part of type \"{}\"]",
+        server(part_type)
+    )
 }
 
 /// A `resource` part whose `resource` is missing or not an object.
@@ -453,7 +490,7 @@ pub fn resource_link(
     note.push(']');
     if let Some(description) = description.filter(|d| !d.is_empty()) {
         note.push('\n');
-        note.push_str(&bounded(description, MAX_DESCRIPTION_CHARS));
+        note.push_str(&escaped(description, MAX_DESCRIPTION_CHARS));
     }
     note
 }
