@@ -3,7 +3,7 @@
 // reads from a file or standard input is capped (--max-input, 256 MiB by default), endless input
 // included, with one error line; convert stops at the first byte that cannot start JSON. The
 // other commands' cases are in cli.test.mjs, the proxy's in proxy.test.mjs.
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -11,6 +11,14 @@ import path from 'node:path'
 import { loadBinding, repoRoot, tempDir, cliPath as cli } from './fixtures/index.mjs'
 
 const { convertToolResultSync } = loadBinding()
+
+/** Children still running: killed when the file's tests end, so a command that hangs (reading input that never ends) fails its test, by its timeout, and leaves nothing behind. */
+const running = new Set()
+after(() => {
+  for (const child of running) child.kill()
+})
+/** A test that would hang if the command waited for input that never ends. */
+const HANG = { timeout: 60_000 }
 
 /** Runs the CLI; `stdin` is a string (written, then closed), a file descriptor, or 'open' (written to, never closed). */
 function run(args, { input, stdin, env = {} } = {}) {
@@ -25,7 +33,11 @@ function run(args, { input, stdin, env = {} } = {}) {
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    running.add(child)
+    child.on('close', (code) => {
+      running.delete(child)
+      resolve({ code, stdout, stderr })
+    })
     if (typeof stdin === 'number') return
     // The command may stop reading early: a write after that is no error of the test's.
     child.stdin.on('error', () => {})
@@ -113,7 +125,7 @@ describe('mcp-content caps what it reads', () => {
     assert.match(r.stderr, /^mcp-content inspect: --max-input must be a number of bytes, or with KiB, MiB or GiB/)
   })
 
-  test('a file over the cap: not read, one line', async (t) => {
+  test('a file over the cap: refused, one line', async (t) => {
     const file = path.join(tempDir(t), 'big.bin')
     fs.writeFileSync(file, Buffer.alloc(2048, 1))
     oneErrorLine(await run(['inspect', '--max-input', '1KiB', file]), /^mcp-content inspect: .*big\.bin is over the input limit of 1KiB \(--max-input raises it\)$/)
@@ -122,13 +134,13 @@ describe('mcp-content caps what it reads', () => {
     assert.equal(r.code, 0, r.stderr)
   })
 
-  test('standard input over the cap, left open: stops reading, one line', async () => {
+  test('standard input over the cap, left open: stops reading, one line', HANG, async () => {
     const json = JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(4096) }] })
     oneErrorLine(await run(['convert', '--max-input', '1KiB'], { input: json, stdin: 'open' }), /^mcp-content convert: standard input is over the input limit of 1KiB \(--max-input raises it\)$/)
     oneErrorLine(await run(['inspect', '--max-input', '1KiB', '-'], { input: json, stdin: 'open' }), /standard input is over the input limit of 1KiB/)
   })
 
-  test('endless input: /dev/zero as a file and as standard input', { skip: devZero ? false : 'no /dev/zero' }, async () => {
+  test('endless input: /dev/zero as a file and as standard input', { ...HANG, skip: devZero ? false : 'no /dev/zero' }, async () => {
     oneErrorLine(await run(['inspect', '--max-input', '1MiB', '/dev/zero']), /^mcp-content inspect: \/dev\/zero is over the input limit of 1MiB \(--max-input raises it\)$/)
     const zero = fs.openSync('/dev/zero', 'r')
     try {
@@ -138,17 +150,17 @@ describe('mcp-content caps what it reads', () => {
     }
   })
 
-  test('endless input under the default cap: 256 MiB of /dev/zero, then one line', { skip: devZero ? false : 'no /dev/zero' }, async () => {
+  test('endless input under the default cap: 256 MiB of /dev/zero, then one line', { ...HANG, skip: devZero ? false : 'no /dev/zero' }, async () => {
     oneErrorLine(await run(['inspect', '/dev/zero']), /^mcp-content inspect: \/dev\/zero is over the input limit of 256MiB \(--max-input raises it\)$/)
   })
 })
 
 describe('convert fails fast on input that cannot be JSON', () => {
-  test('standard input left open: the first byte says it', async () => {
+  test('standard input left open: the first byte says it', HANG, async () => {
     oneErrorLine(await run(['convert'], { input: '  \n\tnot json', stdin: 'open' }), /^mcp-content convert: standard input is not JSON of an MCP tool result/)
   })
 
-  test('/dev/zero: its first byte', { skip: devZero ? false : 'no /dev/zero' }, async () => {
+  test('/dev/zero: its first byte', { ...HANG, skip: devZero ? false : 'no /dev/zero' }, async () => {
     oneErrorLine(await run(['convert', '/dev/zero']), /^mcp-content convert: \/dev\/zero is not JSON of an MCP tool result/)
   })
 

@@ -796,7 +796,10 @@ mod tests {
         assert_eq!(note.matches(']').count(), 1, "{note:?}");
         let unsafe_char = |c: char| {
             c.is_control()
-                || matches!(c, '\u{2028}' | '\u{2029}' | '\u{61c}' | '\u{200e}' | '\u{200f}')
+                || matches!(
+                    c,
+                    '\u{2028}' | '\u{2029}' | '\u{61c}' | '\u{200e}' | '\u{200f}'
+                )
                 || ('\u{202a}'..='\u{202e}').contains(&c)
                 || ('\u{2066}'..='\u{2069}').contains(&c)
         };
@@ -867,7 +870,10 @@ mod tests {
             not_shown_saved(HOSTILE, "image", 1, &why, "/t/p"),
             not_shown_save_failed(HOSTILE, "image", 1, &why, "e"),
         ] {
-            assert!(note.starts_with(&format!("[{HOSTILE_SHOWN} image, ")), "{note}");
+            assert!(
+                note.starts_with(&format!("[{HOSTILE_SHOWN} image, ")),
+                "{note}"
+            );
             assert_one_clean_note(&note);
         }
     }
@@ -881,10 +887,26 @@ mod tests {
             byte_length: 1,
         };
         for note in [
-            text_header(Label::Resource(HOSTILE), HOSTILE, None).trim_end().to_string(),
-            saved(Label::Resource(HOSTILE), HOSTILE, 1, &not_accepted(HOSTILE), "/p"),
+            text_header(Label::Resource(HOSTILE), HOSTILE, None)
+                .trim_end()
+                .to_string(),
+            saved(
+                Label::Resource(HOSTILE),
+                HOSTILE,
+                1,
+                &not_accepted(HOSTILE),
+                "/p",
+            ),
             unreadable(Label::Resource(HOSTILE), HOSTILE, "empty data"),
-            fitted(Label::Resource(HOSTILE), None, Some(8), facts, facts, false, Ok("/p")),
+            fitted(
+                Label::Resource(HOSTILE),
+                None,
+                Some(8),
+                facts,
+                facts,
+                false,
+                Ok("/p"),
+            ),
             resource_link(HOSTILE, Some(HOSTILE), Some(HOSTILE), Some(1.0), None),
         ] {
             assert!(note.contains(HOSTILE_SHOWN), "{note}");
@@ -920,7 +942,10 @@ mod tests {
         let marker = shown.find('…').unwrap();
         assert!(marker <= MAX_SERVER_CHARS, "{shown}");
         assert_eq!(&shown[..6], "%1B%1B");
-        assert!(shown.ends_with(&format!("… (+{} characters)", 10_000 - marker / 3)), "{shown}");
+        assert!(
+            shown.ends_with(&format!("… (+{} characters)", 10_000 - marker / 3)),
+            "{shown}"
+        );
         // A 4-byte character escaped is 12 characters: never split.
         let shown = server(&"\u{202e}".repeat(1000)).into_owned();
         assert!(shown.starts_with("%E2%80%AE"));
