@@ -3,7 +3,7 @@
 // mimeType and description, an embedded text's header, and classify's `problem`. Each is
 // percent-encoded as uris are in notes (control characters, line separators, bidi controls,
 // brackets, parentheses) and cut at 500 characters as shown (a description at 2,000), then
-// `… (+N characters)`. README "Note formats", SECURITY.md "Server strings in notes".
+// `… +N characters`. README "Note formats", SECURITY.md "Server strings in notes".
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { loadBinding, corpus, b64, tempDir, randomBytes } from './fixtures/index.mjs'
@@ -45,7 +45,7 @@ describe('an unknown part type', () => {
   test('of 50 MiB gives a note of about 560 characters, not 52 MB', () => {
     const type = 't'.repeat(50 * 1024 * 1024)
     const text = only(toContent({ type }))
-    assert.equal(text, `[Unsupported content part of type "${'t'.repeat(MAX_SERVER_CHARS)}… (+${type.length - MAX_SERVER_CHARS} characters)"]`)
+    assert.equal(text, `[Unsupported content part of type "${'t'.repeat(MAX_SERVER_CHARS)}… +${type.length - MAX_SERVER_CHARS} characters"]`)
     // The same through a whole result.
     assert.equal(convertToolResultSync({ content: [{ type }] }).content[0].text, text)
   })
@@ -77,7 +77,13 @@ describe('a declared media type', () => {
       const text = only(toContent({ type: 'image', data: b64(data), mimeType: long }, { outputDir: tempDir(t), fitImages: false }))
       assert.ok(text.includes(words), text)
       assert.ok(text.length < 1_400, `${text.length} characters`)
-      assert.ok(text.includes(`… (+${long.length - MAX_SERVER_CHARS} characters)`), text)
+      // The cut's marker holds no bracket or parenthesis: the note keeps the documented shape
+      // a reader parses (cli/outcome.js's), its media type the cut one.
+      const cut = `${long.slice(0, MAX_SERVER_CHARS)}… +${long.length - MAX_SERVER_CHARS} characters`
+      const shape = /^\[[^()\n]*\(([^,()\n]+), (\d+) bytes\): ([^\n]*?); saved to /.exec(text)
+      assert.ok(shape, text)
+      assert.equal(shape[1], words.endsWith('image/bmp') ? 'image/bmp' : cut)
+      assert.ok(shape[3].startsWith(`declared ${cut} but`), shape[3])
     }
   })
 
@@ -107,14 +113,14 @@ describe('a resource link', () => {
   test('long strings cut: 500 characters, a description 2,000', () => {
     const long = 'a'.repeat(100_000)
     const text = only(toContent({ type: 'resource_link', uri: long, name: long, mimeType: long, description: long }))
-    const cut = `${'a'.repeat(MAX_SERVER_CHARS)}… (+${long.length - MAX_SERVER_CHARS} characters)`
-    assert.equal(text, `[Resource link ${cut} (${cut}, ${cut})]\n${'a'.repeat(MAX_DESCRIPTION_CHARS)}… (+${long.length - MAX_DESCRIPTION_CHARS} characters)`)
+    const cut = `${'a'.repeat(MAX_SERVER_CHARS)}… +${long.length - MAX_SERVER_CHARS} characters`
+    assert.equal(text, `[Resource link ${cut} (${cut}, ${cut})]\n${'a'.repeat(MAX_DESCRIPTION_CHARS)}… +${long.length - MAX_DESCRIPTION_CHARS} characters`)
   })
 
   test('the cut counts what is shown: 10,000 ESCs show as at most 500 characters', () => {
     const text = only(toContent({ type: 'resource_link', uri: '\x1b'.repeat(10_000) }))
     const shown = MAX_SERVER_CHARS - (MAX_SERVER_CHARS % 3)
-    assert.equal(text, `[Resource link ${'%1B'.repeat(shown / 3)}… (+${10_000 - shown / 3} characters)]`)
+    assert.equal(text, `[Resource link ${'%1B'.repeat(shown / 3)}… +${10_000 - shown / 3} characters]`)
   })
 })
 

@@ -71,7 +71,8 @@ fn needs_escape(c: char) -> bool {
 /// (as in a uri), so a uri such as
 /// `x (application/pdf, 1 bytes) saved to /etc/passwd]\n[...` cannot forge
 /// a "saved to" clause or a second note. At most [`MAX_SERVER_CHARS`] are
-/// shown, then `… (+N characters)`.
+/// shown, then `… +N characters` (no parenthesis, so a cut string keeps
+/// the note's shape).
 pub fn server(s: &str) -> Cow<'_, str> {
     escaped(s, MAX_SERVER_CHARS)
 }
@@ -89,7 +90,7 @@ fn escaped(s: &str, max: usize) -> Cow<'_, str> {
         let width = if needs_escape(c) { 3 * c.len_utf8() } else { 1 };
         if shown + width > max {
             let more = s[at..].chars().count();
-            out.push_str(&format!("… (+{more} characters)"));
+            out.push_str(&format!("… +{more} characters"));
             break;
         }
         shown += width;
@@ -778,7 +779,7 @@ mod tests {
         assert_eq!(link, "[Resource link u (a%29%0A%28b, text/x%E2%80%A8y)]");
         let long = "é".repeat(600);
         let shown = server(&long);
-        assert!(shown.ends_with("… (+100 characters)"), "{shown}");
+        assert!(shown.ends_with("… +100 characters"), "{shown}");
         assert_eq!(shown.chars().filter(|&c| c == 'é').count(), 500);
         assert!(matches!(server("file:///a b.pdf"), Cow::Borrowed(_)));
     }
@@ -819,7 +820,7 @@ mod tests {
         assert_eq!(
             note,
             format!(
-                "[Unsupported content part of type \"{}… (+{} characters)\"]",
+                "[Unsupported content part of type \"{}… +{} characters\"]",
                 "t".repeat(MAX_SERVER_CHARS),
                 (5 << 20) - MAX_SERVER_CHARS
             )
@@ -928,7 +929,7 @@ mod tests {
         assert_eq!(
             long,
             format!(
-                "[Resource link u]\n{}… (+{} characters)",
+                "[Resource link u]\n{}… +{} characters",
                 "d".repeat(MAX_DESCRIPTION_CHARS),
                 10_000 - MAX_DESCRIPTION_CHARS
             )
@@ -943,7 +944,7 @@ mod tests {
         assert!(marker <= MAX_SERVER_CHARS, "{shown}");
         assert_eq!(&shown[..6], "%1B%1B");
         assert!(
-            shown.ends_with(&format!("… (+{} characters)", 10_000 - marker / 3)),
+            shown.ends_with(&format!("… +{} characters", 10_000 - marker / 3)),
             "{shown}"
         );
         // A 4-byte character escaped is 12 characters: never split.
