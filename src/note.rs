@@ -40,9 +40,9 @@ impl Label<'_> {
 
 /// Longest server string (part type, uri, name, media type) a note shows,
 /// in characters as shown (an escape counts its three per byte).
-pub const MAX_SERVER_CHARS: usize = 500;
+const MAX_SERVER_CHARS: usize = 500;
 /// Longest resource link description a note shows, counted the same way.
-pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+const MAX_DESCRIPTION_CHARS: usize = 2000;
 
 /// What a server's string may not hold as it is: control characters (C0,
 /// DEL, C1), line and paragraph separators, the brackets and parentheses
@@ -190,6 +190,7 @@ pub fn reason(why: &Reason) -> String {
                 .join(", and ")
         }
         Reason::UnknownPixelSize => "the pixel size could not be read from the header".into(),
+        // `classify` escaped the declared type these name already.
         Reason::Defect(problem) | Reason::Mismatch(problem) => problem.clone(),
         Reason::TextDeclaredAs(declared) => {
             format!("declared {} but the bytes are text", server(declared))
