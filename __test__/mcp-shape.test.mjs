@@ -45,3 +45,32 @@ test('the error note first and the structured JSON last, parts for the user in t
   assert.deepEqual(out.structuredContent, { n: 1 })
   assert.equal(out.isError, true)
 })
+
+test('tools/list: output schemas lose the string constraints a marker could fail, nothing else', () => {
+  const { toolsForProxy } = require(`${repoRoot}/cli/mcp-shape.js`)
+  const strict = {
+    type: 'object',
+    properties: {
+      data: { type: 'string', pattern: '^[A-Za-z0-9+/=]+$', minLength: 4, maxLength: 9_000_000, description: 'base64' },
+      files: { type: 'array', items: { anyOf: [{ type: 'string', format: 'byte', contentEncoding: 'base64' }, { type: 'null' }] } },
+      format: { type: 'string', enum: ['png', 'jpeg'] },
+    },
+    required: ['data'],
+  }
+  const plain = { type: 'object', properties: { content: { type: 'string' } } }
+  const result = Object.freeze({ tools: Object.freeze([{ name: 'strict', outputSchema: strict }, { name: 'plain', outputSchema: plain }, { name: 'none' }]) })
+  const out = toolsForProxy(result)
+  assert.deepEqual(out.tools[0].outputSchema, {
+    type: 'object',
+    properties: {
+      data: { type: 'string', maxLength: 9_000_000, description: 'base64' },
+      files: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      format: { type: 'string', enum: ['png', 'jpeg'] },
+    },
+    required: ['data'],
+  })
+  assert.equal(out.tools[1], result.tools[1], 'a schema with nothing to relax is the same object')
+  assert.equal(strict.properties.data.pattern, '^[A-Za-z0-9+/=]+$', 'the input is left as it was')
+  const untouched = { tools: [{ name: 'plain', outputSchema: plain }] }
+  assert.equal(toolsForProxy(untouched), untouched)
+})

@@ -69,4 +69,48 @@ function toResourceContents(part, original) {
   return out
 }
 
-module.exports = { toMcpPart, toMcpResult, toResourceContents }
+
+/** Keywords a marker string (see toMcpResult) could fail, where a server's schema constrains a string. */
+const STRING_CONSTRAINTS = ['pattern', 'format', 'minLength', 'contentEncoding', 'contentMediaType']
+
+/**
+ * A JSON Schema without the string constraints a marker could fail, or the schema itself when it
+ * has none: a client that checks `structuredContent` against the tool's output schema must accept
+ * the replaced strings. Subschemas are walked wherever JSON Schema puts them (objects and arrays).
+ */
+function withoutStringConstraints(schema, depth = 0) {
+  if (schema === null || typeof schema !== 'object' || depth > 64) return schema
+  if (Array.isArray(schema)) {
+    let copy
+    schema.forEach((item, i) => {
+      const out = withoutStringConstraints(item, depth + 1)
+      if (out !== item) (copy ??= schema.slice())[i] = out
+    })
+    return copy ?? schema
+  }
+  let copy
+  for (const [key, value] of Object.entries(schema)) {
+    if (STRING_CONSTRAINTS.includes(key) && typeof value !== 'object') {
+      copy ??= { ...schema }
+      delete copy[key]
+      continue
+    }
+    const out = withoutStringConstraints(value, depth + 1)
+    if (out !== value) (copy ??= { ...schema })[key] = out
+  }
+  return copy ?? schema
+}
+
+/** A `tools/list` result whose output schemas take the proxy's markers, or the result itself when they all do. */
+function toolsForProxy(result) {
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.tools)) return result
+  let tools
+  result.tools.forEach((tool, i) => {
+    if (tool === null || typeof tool !== 'object' || tool.outputSchema === undefined) return
+    const outputSchema = withoutStringConstraints(tool.outputSchema)
+    if (outputSchema !== tool.outputSchema) (tools ??= result.tools.slice())[i] = { ...tool, outputSchema }
+  })
+  return tools === undefined ? result : { ...result, tools }
+}
+
+module.exports = { toMcpPart, toMcpResult, toResourceContents, toolsForProxy }
