@@ -4,14 +4,17 @@
 // client never gets the server's 9 MB image, keeps its connection, and gets the stated answer.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { createRequire } from 'node:module'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { repoRoot, testDir, tempDir, parseSavedNote, makePng, cliPath as cli } from './fixtures/index.mjs'
 import { BIG_PNG_BYTES } from './fixtures/hostile-server.mjs'
 
+const require = createRequire(import.meta.url)
 const hostile = path.join(testDir, 'fixtures', 'hostile-server.mjs')
 const TIMEOUT = { timeout: 60_000 }
 /** What an SDK 1.x client reads in one message (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
@@ -266,5 +269,66 @@ describe('proxy, hostile server: memory while a line has no newline', () => {
     // The line limit (64 MiB) plus the runtime: well under the 200 MiB the server wrote.
     assert.ok(peak < 64 * 1024 * 1024 + 128 * 1024 * 1024, `the proxy peaked at ${(peak / 1048576).toFixed(0)} MiB`)
     await assertAlive(client)
+  })
+})
+
+describe('the line reader of the proxy (cli/lines.js)', () => {
+  const { LineReader, peekMessage } = require('../cli/lines.js')
+  const read = (chunks, maxBytes) => {
+    const lines = []
+    const overlong = []
+    const reader = new LineReader((l) => lines.push(l.toString()), { maxBytes, onOverlong: (o) => overlong.push(o) })
+    let most = 0
+    for (const c of chunks) {
+      reader.push(Buffer.from(c))
+      most = Math.max(most, reader.pendingBytes)
+    }
+    reader.end()
+    return { lines, overlong, most }
+  }
+
+  test('lines up to the limit are read whole, in any chunking; CRLF and a last line without newline too', () => {
+    const { lines, overlong } = read(['ab', 'cd\r\n', '\n1234', '5678\nxy'], 8)
+    assert.deepEqual(lines, ['abcd', '12345678', 'xy'])
+    assert.deepEqual(overlong, [])
+  })
+
+  test('a longer line is never kept past the limit: its size, first and last bytes, then the next line', () => {
+    const body = `{"jsonrpc":"2.0","id":"a\\"b","result":{"text":"${'z'.repeat(100_000)}"}}`
+    const chunks = [...body.match(/[^]{1,1000}/g), '\nnext\n']
+    const { lines, overlong, most } = read(chunks, 10_000)
+    assert.ok(most <= 10_000, `${most} bytes kept`)
+    assert.deepEqual(lines, ['next'])
+    assert.equal(overlong.length, 1)
+    assert.equal(overlong[0].bytes, Buffer.byteLength(body))
+    assert.ok(overlong[0].head.length <= 4096 && overlong[0].tail.length <= 4096)
+    assert.deepEqual(peekMessage(overlong[0].head, overlong[0].tail), { keys: new Set(['jsonrpc', 'id', 'result']), id: 'a"b' })
+  })
+
+  test('peekMessage: the id first or last; a nested id, a request, a batch and garbage', () => {
+    const peek = (head, tail = head) => peekMessage(Buffer.from(head), Buffer.from(tail))
+    assert.deepEqual(peek('{"result":{"content":[', 'aaa"}]},"jsonrpc":"2.0","id":7}\n'), { keys: new Set(['result']), id: 7 })
+    assert.equal(peek('{"result":{"a":', 'aaa","id":7}}').id, undefined)
+    assert.deepEqual(peek('{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{'), { keys: new Set(['jsonrpc', 'id', 'method', 'params']), id: 3 })
+    assert.equal(peek('[{"jsonrpc":"2.0","id":1,"result":{', '}}]').id, undefined)
+    assert.equal(peek('xxxxxxxx').id, undefined)
+    assert.equal(peek('{"id":{"x":1},"result":{').id, undefined)
+  })
+})
+
+describe('mcp-content proxy --max-line-bytes', () => {
+  for (const value of ['0', '', '1.5', 'lots', String(256 * 1024 * 1024 + 1)]) {
+    test(`"${value}" is a usage error (exit 2, one line)`, TIMEOUT, () => {
+      const r = spawnSync(process.execPath, [cli, 'proxy', '--max-line-bytes', value, '--', process.execPath, hostile], { encoding: 'utf8', cwd: repoRoot })
+      assert.equal(r.status, 2, r.stderr)
+      assert.equal(r.stderr, `mcp-content proxy: --max-line-bytes must be a positive integer up to 268435456, not "${value}" (see mcp-content proxy --help)\n`)
+    })
+  }
+
+  test('--help states the line limit and the message limit', TIMEOUT, () => {
+    const r = spawnSync(process.execPath, [cli, 'proxy', '--help'], { encoding: 'utf8', cwd: repoRoot })
+    assert.equal(r.status, 0)
+    assert.match(r.stdout, /--max-line-bytes <n> +the longest line read from the server or the client \(default\n +67108864, 64 MiB/)
+    assert.match(r.stdout, /Every message written to the client is at most 9 MiB/)
   })
 })
