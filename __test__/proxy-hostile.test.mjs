@@ -97,6 +97,13 @@ describe('proxy, hostile server: ids, second answers, results it cannot convert'
     assert.match(lines[0], /^mcp-content proxy: dropped a response to id \d+, which no request awaits \(answered already, or never asked\)$/)
   })
 
+  test('an answer inside a batch (which SDK 1.x refuses whole) is taken out and converted', TIMEOUT, async () => {
+    const r = await client.callTool({ name: 'batch' }, undefined, CALL)
+    assertConverted(r)
+    assertFittedBigImage(r.content)
+    await assertAlive(client)
+  })
+
   const refusals = {
     deep_structured: /^`structuredContent` is nested too deeply, or refers to itself$/,
     content_not_array: /^`content` must be an array$/,
