@@ -10,7 +10,7 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { repoRoot, testDir, tempDir, parseSavedNote, makePng, cliPath as cli } from './fixtures/index.mjs'
 import { BIG_PNG_BYTES } from './fixtures/hostile-server.mjs'
 
@@ -100,6 +100,17 @@ describe('proxy, hostile server: ids, second answers, results it cannot convert'
   test('an answer inside a batch (which SDK 1.x refuses whole) is taken out and converted', TIMEOUT, async () => {
     const r = await client.callTool({ name: 'batch' }, undefined, CALL)
     assertConverted(r)
+    assertFittedBigImage(r.content)
+    await assertAlive(client)
+  })
+
+  test('a tools/call run as a task: the task passes alone, its tasks/result is converted', TIMEOUT, async () => {
+    const created = await client.request({ method: 'tools/call', params: { name: 'as_task', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema, CALL)
+    assert.equal(created.task.taskId, 'task-1')
+    assert.equal(created.content, undefined, 'the content beside the task is not passed on')
+    const r = await client.request({ method: 'tasks/result', params: { taskId: 'task-1' } }, CallToolResultSchema, CALL)
+    assertConverted(r)
+    assert.deepEqual(r.content[0], { type: 'text', text: 'the result of task-1' })
     assertFittedBigImage(r.content)
     await assertAlive(client)
   })

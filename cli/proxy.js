@@ -68,6 +68,8 @@ function matchKey(id) {
 }
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 const has = (o, key) => Object.prototype.hasOwnProperty.call(o, key)
+/** A CreateTaskResult (MCP 2025-11-25): the tools/call runs as a task, its result comes by tasks/result. */
+const isTaskAnswer = (result) => isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string'
 /** An id in a line of stderr. */
 const shownId = (id) => bounded(JSON.stringify(id) ?? String(id)).slice(0, 100)
 
@@ -203,6 +205,7 @@ class Proxy {
     const plan = this.plan(m)
     if (plan.keep === 'drop') return undefined
     if (plan.keep === 'raw') return this.sendRaw(m, line, plan.request)
+    if (plan.keep === 'task') return this.sendTask(m, plan.request)
     const request = plan.request
     const work = plan
       .convert()
@@ -239,15 +242,28 @@ class Proxy {
       this.requests.delete(idKey(request.id))
       return { keep: 'drop' }
     }
-    const converts = has(m, 'result') && (request.method === 'tools/call' || (request.method === 'resources/read' && isObject(m.result) && Array.isArray(m.result.contents)))
+    // tasks/result carries the result of a tools/call run as a task (the only task a server runs).
+    const isToolResult = request.method === 'tools/call' || request.method === 'tasks/result'
+    if (has(m, 'result') && request.method === 'tools/call' && isTaskAnswer(m.result)) {
+      this.requests.delete(idKey(request.id))
+      return { keep: 'task', request }
+    }
+    const converts = has(m, 'result') && (isToolResult || (request.method === 'resources/read' && isObject(m.result) && Array.isArray(m.result.contents)))
     if (!converts) {
       this.requests.delete(idKey(request.id))
       return { keep: 'raw', request }
     }
     // Still listed while converting, so a cancellation (or a second answer) meanwhile is seen; removed once sent.
     request.answered = true
-    const convert = request.method === 'tools/call' ? () => this.convertToolResult(m, request) : () => this.convertResource(m, request)
+    const convert = isToolResult ? () => this.convertToolResult(m, request) : () => this.convertResource(m, request)
     return { keep: 'convert', convert, request }
+  }
+
+  /** The answer that a tools/call runs as a task: the task (and `_meta`) alone, nothing beside it. */
+  sendTask(m, request) {
+    const result = { task: m.result.task }
+    if (m.result._meta !== undefined) result._meta = m.result._meta
+    this.sendConverted({ jsonrpc: '2.0', id: request.id, result }, request)
   }
 
   /** The converted answer to a tools/call; a result the package refuses is replaced by one that says why. */
