@@ -166,6 +166,38 @@ describe('proxy, hostile server: invalid base64 in one part', () => {
   })
 })
 
+describe('proxy, hostile server: @ai-sdk/mcp as the client', () => {
+  // @ai-sdk/mcp matches ids with Number(id) too, and refuses a whole result for one bad part.
+  const load = async () => {
+    try {
+      const [{ createMCPClient }, { Experimental_StdioMCPTransport }] = await Promise.all([import('@ai-sdk/mcp'), import('@ai-sdk/mcp/mcp-stdio')])
+      return (args) => createMCPClient({ transport: new Experimental_StdioMCPTransport({ command: process.execPath, args, cwd: repoRoot, stderr: 'pipe' }) })
+    } catch (error) {
+      return error
+    }
+  }
+
+  test('invalid base64 in one part: refused whole alone, text and a note through the proxy; an id in another form converted', TIMEOUT, async (t) => {
+    const connectAi = await load()
+    if (connectAi instanceof Error) {
+      t.skip(`@ai-sdk/mcp cannot be loaded (${connectAi.code ?? connectAi.message}): it is not a devDependency yet`)
+      return
+    }
+    const direct = await connectAi([hostile])
+    t.after(() => direct.close())
+    await assert.rejects(direct.callTool({ name: 'bad_base64', arguments: {} }), /Failed to parse server response/)
+    assert.deepEqual((await direct.callTool({ name: 'echo', arguments: { text: 'fine' } })).content, [{ type: 'text', text: 'fine' }])
+    const proxied = await connectAi([cli, 'proxy', '--output-dir', tempDir(t), '--', process.execPath, hostile])
+    t.after(() => proxied.close())
+    const r = await proxied.callTool({ name: 'bad_base64', arguments: {} })
+    assert.deepEqual(r.content[0], { type: 'text', text: 'the text of the result' })
+    assert.match(r.content[1].text, /^\[Image \(image\/png\): invalid base64 data \(.*\); nothing was saved\]$/)
+    const hex = await proxied.callTool({ name: 'string_id', arguments: { form: 'hex' } })
+    assertConverted(hex)
+    assertFittedBigImage(hex.content)
+  })
+})
+
 describe('proxy, hostile server: lines over --max-line-bytes', () => {
   let client
   const limit = 1 << 20
