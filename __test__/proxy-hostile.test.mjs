@@ -85,6 +85,15 @@ describe('proxy, hostile server: ids, second answers, results it cannot convert'
     })
   }
 
+  test('a base64 string in structuredContent under a schema pattern: replaced by its marker, the schema sent without the pattern, the client accepts it', TIMEOUT, async () => {
+    const { tools } = await client.listTools()
+    const strict = tools.find((tool) => tool.name === 'strict_schema')
+    assert.deepEqual(strict.outputSchema, { type: 'object', properties: { data: { type: 'string' } }, required: ['data'] })
+    const r = await client.callTool({ name: 'strict_schema' }, undefined, CALL)
+    assert.deepEqual(r.structuredContent, { data: '<base64 of application/octet-stream, 3000 bytes: left out>' })
+    await assertAlive(client)
+  })
+
   test('a second answer to one id is dropped (one line on stderr); the first arrives converted', TIMEOUT, async () => {
     const before = client.stderrText().length
     const r = await client.callTool({ name: 'twice' }, undefined, CALL)

@@ -12,7 +12,7 @@ const os = require('node:os')
 const mcp = require('../mcp-content.js')
 const options = require('./options.js')
 const { LineReader, peekMessage } = require('./lines.js')
-const { toMcpResult, toResourceContents } = require('./mcp-shape.js')
+const { toMcpResult, toResourceContents, toolsForProxy } = require('./mcp-shape.js')
 const { MAX_MESSAGE_BYTES, lineBytes, bounded, fitToolResult } = require('./message-limit.js')
 const { EXIT, CliError, oneLine, usageError } = require('./terminal.js')
 
@@ -247,6 +247,12 @@ class Proxy {
     if (has(m, 'result') && request.method === 'tools/call' && isTaskAnswer(m.result)) {
       this.requests.delete(idKey(request.id))
       return { keep: 'task', request }
+    }
+    // Output schemas that a replaced structuredContent string could fail are sent without those constraints.
+    const tools = has(m, 'result') && request.method === 'tools/list' ? toolsForProxy(m.result) : undefined
+    if (tools !== undefined && tools !== m.result) {
+      request.answered = true
+      return { keep: 'convert', convert: async () => ({ jsonrpc: '2.0', id: request.id, result: tools }), request }
     }
     const converts = has(m, 'result') && (isToolResult || (request.method === 'resources/read' && isObject(m.result) && Array.isArray(m.result.contents)))
     if (!converts) {
