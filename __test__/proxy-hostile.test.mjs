@@ -173,6 +173,18 @@ describe('proxy, hostile server: invalid base64 in one part', () => {
     assert.deepEqual(r.content[0], { type: 'text', text: 'the text of the result' })
     assert.match(r.content[1].text, /^\[Image \(image\/png\): invalid base64 data \(.*\); nothing was saved\]$/)
   })
+
+  test('in a part for the user alone too: the client would refuse the whole result; the proxy sends the note, for the user', TIMEOUT, async (t) => {
+    const direct = await connect([hostile])
+    t.after(() => direct.close())
+    await assert.rejects(direct.callTool({ name: 'bad_base64_for_user' }, undefined, CALL), /Invalid Base64 string/)
+    const proxied = await viaProxy(tempDir(t))
+    t.after(() => proxied.close())
+    const r = await proxied.callTool({ name: 'bad_base64_for_user' }, undefined, CALL)
+    assert.equal(r.content.length, 2)
+    assert.deepEqual(r.content[1].annotations, { audience: ['user'] })
+    assert.match(r.content[1].text, /^\[Image \(image\/png\): invalid base64 data \(.*\); nothing was saved\]$/)
+  })
 })
 
 describe('proxy, hostile server: @ai-sdk/mcp as the client', () => {

@@ -26,9 +26,10 @@ function toMcpPart(part, index) {
  * part takes that part's); parts whose audience leaves out the assistant as the server sent them,
  * in their places; the error flag; `structuredContent` with the strings the conversion replaced
  * (long repeats of a content part, base64: still valid for a schema that wants a string) and the
- * server's `_meta`.
+ * server's `_meta`. `userPart(part)` is what is sent for a part whose audience leaves out the
+ * assistant (the part itself by default).
  */
-function toMcpResult(converted, original) {
+function toMcpResult(converted, original, userPart = (part) => part) {
   const parts = original && Array.isArray(original.content) ? original.content : []
   // [place, part]: a converted part's place is the index of its source (-1 for the error note,
   // the number of parts for the structured content's JSON).
@@ -40,7 +41,7 @@ function toMcpResult(converted, original) {
     return [source, mcpPart]
   })
   parts.forEach((part, j) => {
-    if (!isForModel(part)) placed.push([j, part])
+    if (!isForModel(part)) placed.push([j, userPart(part)])
   })
   // A stable sort: parts of one place keep their order.
   const content = placed.sort((a, b) => a[0] - b[0]).map((entry) => entry[1])

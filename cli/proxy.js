@@ -71,6 +71,19 @@ const has = (o, key) => Object.prototype.hasOwnProperty.call(o, key)
 /** A CreateTaskResult (MCP 2025-11-25): the tools/call runs as a task, its result comes by tasks/result. */
 const isTaskAnswer = (result) => isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string'
 /** An id in a line of stderr. */
+/**
+ * A part for the user alone, as the proxy sends it: itself, unless its data is not valid base64,
+ * which makes an SDK client refuse the whole result; then the note the model would get, with the
+ * part's annotations.
+ */
+function readableUserPart(part) {
+  const media = part.type === 'image' || part.type === 'audio' ? part : part.type === 'resource' && isObject(part.resource) ? part.resource : undefined
+  const data = media === undefined ? undefined : (media.data ?? media.blob)
+  if (typeof data !== 'string' || mcp.classify(data).kind !== 'invalid') return part
+  const { annotations, ...forModel } = part
+  return { ...mcp.toContent(forModel), annotations }
+}
+
 const shownId = (id) => bounded(JSON.stringify(id) ?? String(id)).slice(0, 100)
 
 class Proxy {
@@ -281,7 +294,7 @@ class Proxy {
       // An array is an object to the package (a result with no content); the client refuses it.
       if (!isObject(m.result)) throw new Error('`result` must be an object (an MCP CallToolResult)')
       const converted = await mcp.convertToolResult(m.result, { provider, store, maxTextTokens, deferMedia: false })
-      result = toMcpResult(converted, m.result)
+      result = toMcpResult(converted, m.result, readableUserPart)
     } catch (error) {
       process.stderr.write(`mcp-content proxy: the result of request ${shownId(request.id)} could not be converted, so it is not passed on: ${oneLine(bounded(error.message))}\n`)
       const text = `[mcp-content proxy: the tool result could not be converted, so it is not passed on: ${bounded(error.message)}]`
