@@ -190,9 +190,10 @@ function textOrLong(header, text, mediaType, options, uri) {
   return new LongText(header, text, mediaType, uri)
 }
 
-function boundText(how, long, options) {
+/** `result`: the native handle of the whole result the text is part of, whose saved files stay. */
+function boundText(how, long, options, result) {
   const { provider, outputDir, store, maxTextTokens } = options
-  return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens)
+  return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens, result)
 }
 
 /** `bounded`: null (within the cap) or `[previewAndNote, savedPath, savedByteLength]`. */
@@ -419,8 +420,13 @@ class ToolOutputStore {
     return native.storeSave('async', handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
   }
 
-  /** Delete this store's own files older than the retention; returns how many. */
+  /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */
   cleanup() {
+    return native.storeCleanup(storeHandle(this)).length
+  }
+
+  /** `cleanup`, returning the files it removed, in name order: `{ name, byteLength }` each. */
+  cleanupFiles() {
     return native.storeCleanup(storeHandle(this))
   }
 
@@ -728,7 +734,7 @@ function convertToolResultSync(result, options) {
     const read = reads[i]
     if (read === null) append(converted, null)
     else if (read instanceof Media) append(converted, fromResultAnswer(resultMedia('sync', job, read), read))
-    else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings), read))
+    else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings, job.handle), read))
     else append(converted, textEntry(read))
   }
   const decision = planResult(job, converted)
@@ -749,7 +755,7 @@ async function convertToolResult(result, options) {
   for (let i = 0; i < reads.length; i++) {
     const read = reads[i]
     if (read instanceof LongText) {
-      append(pending, [started(boundText('async', read, job.settings)), read])
+      append(pending, [started(boundText('async', read, job.settings, job.handle)), read])
       continue
     }
     if (!(read instanceof Media)) {
@@ -1057,11 +1063,16 @@ function draftField(snapshot, key, find, nested, found) {
   return snapshot
 }
 
+/** Anything but an object (null, a number, a string) is left as it is. */
+function isObject(value) {
+  return value !== null && typeof value === 'object'
+}
+
 /** The drafting of one message (or input item, given as its snapshot) of each history format. */
 const DRAFT = {
   __proto__: null,
   anthropic: (message, found) =>
-    draftField(message, 'content', anthropicFound, (block, f) => (own(block, 'type') === 'tool_result' ? draftField(block, 'content', anthropicFound, undefined, f) : undefined), found),
+    draftField(message, 'content', anthropicFound, (block, f) => (isObject(block) && own(block, 'type') === 'tool_result' ? draftField(block, 'content', anthropicFound, undefined, f) : undefined), found),
   'openai-responses': (item, found) => {
     if (item === null || typeof item !== 'object') return undefined
     if (own(item, 'type') === 'function_call_output') return draftField(item, 'output', responsesFound, undefined, found)
