@@ -2144,6 +2144,34 @@ mod tests {
         assert_eq!(LISTINGS.with(|n| n.get()), before);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_or_fifo_at_the_lock_name_is_never_followed_or_opened() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("store");
+        fs::create_dir(&dir).unwrap();
+        let victim = tmp.path().join("victim.txt");
+        fs::write(&victim, b"precious").unwrap();
+        symlink(&victim, dir.join(LOCK_NAME)).unwrap();
+        let store = store_in(&dir);
+        let err = store.save(b"x", "bin").unwrap_err();
+        assert!(err.to_string().starts_with("cannot create a file in "), "{err}");
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert!(names(&dir).is_empty());
+        // cleanup still works, unlocked, and leaves the link alone.
+        assert_eq!(store.cleanup().unwrap(), 0);
+        assert!(fs::symlink_metadata(dir.join(LOCK_NAME)).unwrap().is_symlink());
+
+        fs::remove_file(dir.join(LOCK_NAME)).unwrap();
+        if !make_fifo(&dir.join(LOCK_NAME)) {
+            return;
+        }
+        let err = store.save(b"x", "bin").unwrap_err();
+        assert!(err.to_string().contains("is not a regular file"), "{err}");
+        assert!(names(&dir).is_empty());
+    }
+
     #[test]
     fn cap_removes_the_oldest_own_files_first() {
         let tmp = tempfile::tempdir().unwrap();
