@@ -802,10 +802,7 @@ impl FolderLock {
     /// the file is used unlocked.
     /// An error comes with what was being done (creating the file, or
     /// locking it).
-    fn acquire(
-        dir: &Path,
-        create: bool,
-    ) -> Result<Option<FolderLock>, (&'static str, io::Error)> {
+    fn acquire(dir: &Path, create: bool) -> Result<Option<FolderLock>, (&'static str, io::Error)> {
         let mut options = OpenOptions::new();
         options.read(true).write(true).create(create);
         #[cfg(unix)]
@@ -2076,7 +2073,10 @@ mod tests {
             store.save(&i.to_le_bytes(), "bin").unwrap();
         }
         let listed = LISTINGS.with(|n| n.get()) - before;
-        assert!(listed <= 1, "listed the folder {listed} times for 300 saves");
+        assert!(
+            listed <= 1,
+            "listed the folder {listed} times for 300 saves"
+        );
         assert_eq!(own_files(tmp.path()).len(), 300);
     }
 
@@ -2156,12 +2156,17 @@ mod tests {
         symlink(&victim, dir.join(LOCK_NAME)).unwrap();
         let store = store_in(&dir);
         let err = store.save(b"x", "bin").unwrap_err();
-        assert!(err.to_string().starts_with("cannot create a file in "), "{err}");
+        assert!(
+            err.to_string().starts_with("cannot create a file in "),
+            "{err}"
+        );
         assert_eq!(fs::read(&victim).unwrap(), b"precious");
         assert!(names(&dir).is_empty());
         // cleanup still works, unlocked, and leaves the link alone.
         assert_eq!(store.cleanup().unwrap(), 0);
-        assert!(fs::symlink_metadata(dir.join(LOCK_NAME)).unwrap().is_symlink());
+        assert!(fs::symlink_metadata(dir.join(LOCK_NAME))
+            .unwrap()
+            .is_symlink());
 
         fs::remove_file(dir.join(LOCK_NAME)).unwrap();
         if !make_fifo(&dir.join(LOCK_NAME)) {
@@ -2207,11 +2212,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), "STORE_OVER_CAP");
         assert!(kept.path.exists());
-        assert_eq!(
-            names(tmp.path()).len(),
-            1,
-            "no temp file left"
-        );
+        assert_eq!(names(tmp.path()).len(), 1, "no temp file left");
         for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
             assert!(
                 store_in(tmp.path()).with_max_bytes(Some(bad)).is_err(),
