@@ -448,6 +448,7 @@ pub fn check_options(
     ts_args_type = "how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, result?: ResultHandle",
     ts_return_type = "BoundedText | null | Promise<BoundedText | null>"
 )]
+#[allow(clippy::too_many_arguments)]
 pub fn bound_text(
     how: Unknown,
     text: Unknown,
