@@ -637,11 +637,13 @@ impl ToolOutputStore {
                 return Err(e);
             }
         };
+        // Counted before it is named: a crash between the two leaves the
+        // total too high (a listing sooner), never too low.
+        lock.set_total(total.saturating_add(byte_length));
         match publish(&tmp, &self.dir, |collisions| {
             final_name(&next_id(collisions), extension)
         }) {
             Ok(path) => {
-                lock.set_total(total.saturating_add(byte_length));
                 if let (Some(kept), Some(name)) = (&self.kept, path.file_name()) {
                     kept.names().insert(name.to_os_string());
                 }
