@@ -181,6 +181,14 @@ export interface SavedFile {
 }
 
 /**
+ * Save a text (UTF-8) in the conversion's store under `mediaType`'s
+ * extension. `how`: `"sync"`, or `"async"` for a promise of it done on the
+ * libuv thread pool. `result`: the whole result it is saved for, if any
+ * (its saved files are not evicted for this one, nor this one for them).
+ */
+export declare function saveText(how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined, result?: ResultHandle): SavedFile | Promise<SavedFile>
+
+/**
  * Delete a store's own files older than its retention (and its temp files
  * left by a crash); returns them, in name order.
  */
@@ -201,6 +209,23 @@ export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes:
  * copy of the data.
  */
 export declare function storeSave(how: 'sync' | 'async', store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean | 'base64Bytes'): SavedFile | Promise<SavedFile>
+
+/**
+ * The line above the model's JSON when strings were left out (`null` when
+ * none was): `savedPath` and `savedByteLength` name the whole JSON, or
+ * `saveError` says why it could not be saved.
+ */
+export declare function structuredHeader(repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null): string | null
+
+/** Strings of `structuredContent` shorter than this stay as they are. */
+export declare function structuredLongStringChars(): number
+
+/**
+ * The marker that replaces a long string of `structuredContent` in the
+ * model's JSON, or `null` when it stays: `repeatsPart` (1-based) when the
+ * entry found it repeats a content part, else a base64 check of the string.
+ */
+export declare function structuredMarker(data: string | Uint8Array, dataIsLatin1: unknown, repeatsPart: number | null): string | null
 
 /** The note for a part of a type this library does not know. */
 export declare function unsupportedPartText(type: unknown): string

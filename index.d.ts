@@ -295,6 +295,19 @@ export interface ConvertedToolResult {
    * text part, the resource's `mimeType` for an embedded one).
    */
   saved: SavedAttachment[]
+  /**
+   * For each part of `content`, the index in the result's `content` of the part it comes from (a
+   * note beside an image made to fit, a placeholder, a saved part's note: their part's index);
+   * `-1` for the error note added first, the number of the result's parts for the structured
+   * content's JSON added last.
+   */
+  sources: number[]
+  /**
+   * The result's `structuredContent` with the long strings the model's JSON leaves out replaced by
+   * their markers (`"<repeats content part 1>"`, `"<base64 of image/png, N bytes: left out>"`);
+   * the value itself when none was. Absent when the result had none.
+   */
+  structuredContent?: unknown
 }
 
 /**

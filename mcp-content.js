@@ -12,6 +12,7 @@
 
 const native = require('./load-native.js')
 const { invalidArgument, own, setField, append } = require('./own-objects.js')
+const { structuredView } = require('./structured-content.js')
 const { types } = require('node:util')
 const { isAbsolute, resolve: resolvePath } = require('node:path')
 
@@ -461,57 +462,6 @@ function started(promise) {
   return promise
 }
 
-/** Deeper `structuredContent` is refused: a cycle would never end. */
-const MAX_JSON_DEPTH = 1000
-
-/**
- * `structuredContent` as JSON text, written from own enumerable properties
- * only: JSON.stringify would call a `toJSON` found on a polluted prototype.
- * Dates become ISO strings, as JSON.stringify writes them; undefined,
- * functions and symbols are left out (null inside arrays).
- */
-function toJson(value, depth) {
-  switch (typeof value) {
-    case 'string':
-      return JSONStringify(value)
-    case 'number':
-      return NumberIsFinite(value) ? JSONStringify(value) : 'null'
-    case 'boolean':
-      return value ? 'true' : 'false'
-    case 'bigint':
-      throw invalidArgument('`structuredContent` holds a BigInt, which JSON cannot carry')
-    case 'undefined':
-    case 'function':
-    case 'symbol':
-      return undefined
-  }
-  if (value === null) return 'null'
-  if (depth > MAX_JSON_DEPTH) throw invalidArgument('`structuredContent` is nested too deeply, or refers to itself')
-  if (isDate(value)) {
-    return NumberIsFinite(ReflectApply(DatePrototypeGetTime, value, [])) ? JSONStringify(ReflectApply(DatePrototypeToISOString, value, [])) : 'null'
-  }
-  if (ArrayIsArray(value)) {
-    const length = value.length
-    let out = '['
-    for (let i = 0; i < length; i++) {
-      const item = toJson(own(value, i), depth + 1)
-      out += `${i === 0 ? '' : ','}${item === undefined ? 'null' : item}`
-    }
-    return `${out}]`
-  }
-  const keys = ObjectKeys(value)
-  let out = '{'
-  let first = true
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]
-    const item = toJson(own(value, key), depth + 1)
-    if (item === undefined) continue
-    out += `${first ? '' : ','}${JSONStringify(key)}:${item}`
-    first = false
-  }
-  return `${out}}`
-}
-
 /** The options of a whole result, each read once; the conversion ones checked as for toContent. */
 function readConvertOptions(options) {
   const { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide } = readOptions(options)
@@ -538,20 +488,78 @@ function readConvertOptions(options) {
   return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, toolCallId, queue, deferMedia, priorImages }
 }
 
-/** A result's parts (as readPart reads them), its error flag and its structured content as JSON text. */
+/** A result's parts (as readPart reads them), its error flag and its structured content as the model reads it. */
 function readResult(result, settings) {
   if (result === null || typeof result !== 'object') throw invalidArgument('`result` must be an object (an MCP CallToolResult)')
   const content = own(result, 'content')
   const structured = own(result, 'structuredContent')
   const isError = own(result, 'isError') === true
   const reads = []
+  // The text or data of each part, which structuredContent may repeat.
+  const strings = []
   if (content !== undefined && content !== null) {
     if (!ArrayIsArray(content)) throw invalidArgument('`content` must be an array')
     const length = content.length
-    for (let i = 0; i < length; i++) append(reads, readPart(own(content, i), settings))
+    for (let i = 0; i < length; i++) {
+      const read = readPart(own(content, i), settings)
+      append(reads, read)
+      append(strings, partString(read))
+    }
   }
-  const structuredJson = structured === undefined || structured === null ? undefined : toJson(structured, 0)
-  return { reads, isError, structuredJson }
+  const view = structured === undefined || structured === null ? undefined : structuredView(structured, strings, longStringMarker, LONG_STRING_CHARS)
+  return { reads, isError, structured: view }
+}
+
+/** The string a read part carries (its data or text), for finding it repeated; else undefined. */
+function partString(read) {
+  if (read instanceof Media) return read.data
+  if (read instanceof LongText) return read.text
+  return read !== null && read.type === 'text' ? read.text : undefined
+}
+
+const LONG_STRING_CHARS = native.structuredLongStringChars()
+
+/** What a long string of structuredContent becomes (see structured-content.js). */
+function longStringMarker(string, repeatsPart) {
+  if (repeatsPart !== null) return native.structuredMarker('', false, repeatsPart)
+  const latin1 = isLatin1(string)
+  return native.structuredMarker(nativeData(string, latin1), nativeWord(latin1), null)
+}
+
+/**
+ * The structured content's text part (as readPart reads one): its JSON under
+ * a line saying what was left out, the whole JSON saved first when base64
+ * was. `saved` gets the saved file's entry. Async with `how` 'async'.
+ * `result`: the conversion's native handle, whose saved files stay.
+ */
+function structuredText(how, view, settings, saved, result) {
+  if (!view.changed) return textOrLong('', view.json, 'application/json', settings)
+  const withHeader = (file, error) => {
+    if (file !== null) append(saved, { path: file.path, byteLength: file.byteLength, mediaType: 'application/json' })
+    const header = native.structuredHeader(view.repeats, view.base64, file === null ? null : file.path, file === null ? null : file.byteLength, error)
+    return textOrLong(`${header}\n`, view.json, 'application/json', settings)
+  }
+  if (view.whole === undefined) return withHeader(null, null)
+  const { outputDir, store } = settings
+  if (how === 'sync') {
+    let file
+    try {
+      file = native.saveText('sync', view.whole, 'application/json', outputDir, store, result)
+    } catch (error) {
+      return withHeader(null, savedError(error))
+    }
+    return withHeader(file, null)
+  }
+  return ReflectApply(PromisePrototypeThen, native.saveText('async', view.whole, 'application/json', outputDir, store, result), [
+    (file) => withHeader(file, null),
+    (error) => withHeader(null, savedError(error)),
+  ])
+}
+
+/** A store error's message, for a note; anything else is thrown on. */
+function savedError(error) {
+  if (error !== null && typeof error === 'object' && typeof error.code === 'string' && error.code !== 'INVALID_ARGUMENT') return String(error.message)
+  throw error
 }
 
 /** A whole-result conversion under way: its options, what was read, the native handle. */
@@ -567,6 +575,38 @@ function resultMedia(how, job, media) {
   const { outputDir, store, maxTextTokens } = job.settings
   const latin1 = isLatin1(data)
   return native.resultMedia(how, job.handle, kind, nativeData(data, latin1), mimeType, uri, outputDir, store, maxTextTokens, nativeWord(latin1))
+}
+
+/** True when a text part of the result is the structured content's JSON already (as MCP advises servers to send it). */
+function structuredInText(read) {
+  const view = read.structured
+  const { reads } = read
+  for (let i = 0; i < reads.length; i++) {
+    const part = reads[i]
+    if (part !== null && !(part instanceof Media) && !(part instanceof LongText) && native.sameJson(view.whole ?? view.json, part.text)) return true
+  }
+  return false
+}
+
+/**
+ * The structured content's entry (see structuredText) and the files saved
+ * for it; undefined without one, or when a text part carries it already.
+ */
+function structuredEntrySync(job) {
+  const view = job.read.structured
+  if (view === undefined || structuredInText(job.read)) return undefined
+  const saved = []
+  const read = structuredText('sync', view, job.settings, saved, job.handle)
+  const entry = read instanceof LongText ? longTextEntry(boundText('sync', read, job.settings, job.handle), read) : textEntry(read)
+  return { entry, saved }
+}
+
+async function structuredEntryAsync(job) {
+  if (structuredInText(job.read)) return undefined
+  const saved = []
+  const read = await structuredText('async', job.read.structured, job.settings, saved, job.handle)
+  const entry = read instanceof LongText ? longTextEntry(await boundText('async', read, job.settings, job.handle), read) : textEntry(read)
+  return { entry, saved }
 }
 
 /** A converted text part of a result (no media, nothing to budget). */
@@ -669,55 +709,64 @@ function spill(how, job, converted, decision, a) {
 }
 
 /** Put the verdicts and spills in place and build the answer; queue deferred media. */
-function finishResult(job, converted, decision, spilled) {
+function finishResult(job, converted, decision, spilled, structured) {
   const { read, settings } = job
   const content = []
+  // The index in the result's content of the part each content part comes from: -1 for the error
+  // note added before them all, the number of parts for the structured content's JSON after them.
+  const sources = []
+  const add = (part, source) => {
+    append(content, part)
+    append(sources, source)
+  }
   const deferred = []
   const saved = []
-  if (decision.errorText !== null) append(content, textPart(decision.errorText))
+  if (decision.errorText !== null) add(textPart(decision.errorText), -1)
   let a = 0
   let held = 0
-  let structuredInText = false
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
     if (entry === null) continue
     if (entry.attachment === undefined) {
-      append(content, entry.part)
+      add(entry.part, i)
       if (entry.saved !== undefined) append(saved, entry.saved)
-      if (entry.media === undefined && read.structuredJson !== undefined && !structuredInText) {
-        structuredInText = native.sameJson(read.structuredJson, entry.part.text)
-      }
       continue
     }
     const verdict = decision.verdicts[a]
     a++
     // Held back after a fit: the spill's answer has the one note and file.
     if (verdict !== false || !fittedBefore(entry)) {
-      if (entry.note !== undefined) append(content, textPart(entry.note))
+      if (entry.note !== undefined) add(textPart(entry.note), i)
       if (entry.saved !== undefined) append(saved, entry.saved)
     }
     if (verdict === true) {
-      append(content, entry.part)
+      add(entry.part, i)
     } else if (typeof verdict === 'string') {
-      append(content, textPart(verdict))
+      add(textPart(verdict), i)
       append(deferred, entry.part)
     } else {
       // Saved instead; or, held back by the many-image rule, made to fit it.
       const answer = fromResultAnswer(spilled[held], entry.media)
       held++
-      if (answer.note !== undefined) append(content, textPart(answer.note))
+      if (answer.note !== undefined) add(textPart(answer.note), i)
       if (answer.saved !== undefined) append(saved, answer.saved)
       if (answer.placeholder !== undefined) {
-        append(content, textPart(answer.placeholder))
+        add(textPart(answer.placeholder), i)
         append(deferred, answer.part)
       } else {
-        append(content, answer.part)
+        add(answer.part, i)
       }
     }
   }
-  if (read.structuredJson !== undefined && !structuredInText) append(content, textPart(read.structuredJson))
+  if (structured !== undefined) {
+    add(structured.entry.part, converted.length)
+    for (let i = 0; i < structured.saved.length; i++) append(saved, structured.saved[i])
+    if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
+  }
   if (settings.queue !== undefined && deferred.length > 0) queueAdd(settings.queue, settings.toolCallId, deferred)
-  return { content, isError: read.isError, deferred, saved }
+  // For an MCP client (the proxy): the value with the same strings replaced.
+  if (read.structured !== undefined) return { content, isError: read.isError, deferred, saved, sources, structuredContent: read.structured.value }
+  return { content, isError: read.isError, deferred, saved, sources }
 }
 
 /**
@@ -737,10 +786,11 @@ function convertToolResultSync(result, options) {
     else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings, job.handle), read))
     else append(converted, textEntry(read))
   }
+  const structured = structuredEntrySync(job)
   const decision = planResult(job, converted)
   const spilled = []
   for (let h = 0; h < decision.held.length; h++) append(spilled, spill('sync', job, converted, decision, decision.held[h]))
-  return finishResult(job, converted, decision, spilled)
+  return finishResult(job, converted, decision, spilled, structured)
 }
 
 /**
@@ -765,6 +815,7 @@ async function convertToolResult(result, options) {
     const answer = dataSize(read.data) <= INLINE_MAX_DATA ? resultMedia('inline', job, read) : undefined
     append(pending, answer === undefined ? [started(resultMedia('async', job, read)), read] : fromResultAnswer(answer, read))
   }
+  const structuring = job.read.structured === undefined ? undefined : started(structuredEntryAsync(job))
   const converted = []
   for (let i = 0; i < pending.length; i++) {
     const item = pending[i]
@@ -777,7 +828,7 @@ async function convertToolResult(result, options) {
   for (let h = 0; h < decision.held.length; h++) append(saving, started(spill('async', job, converted, decision, decision.held[h])))
   const spilled = []
   for (let h = 0; h < saving.length; h++) append(spilled, await saving[h])
-  return finishResult(job, converted, decision, spilled)
+  return finishResult(job, converted, decision, spilled, structuring === undefined ? undefined : await structuring)
 }
 
 /** decocms' token estimate: ceil(non-CJK characters / 4) + ceil(CJK characters * 1.5). An estimate, not a tokenizer. */

@@ -161,7 +161,7 @@ describe('mcp-content convert', () => {
     const r = await run(['convert', '--provider', 'anthropic', '--output-dir', dir], { input: JSON.stringify(toolResult) })
     assert.equal(r.code, 0, r.stderr)
     const out = JSON.parse(r.stdout)
-    assert.deepEqual(Object.keys(out).sort(), ['content', 'deferred', 'isError', 'saved'])
+    assert.deepEqual(Object.keys(out).sort(), ['content', 'deferred', 'isError', 'saved', 'sources'])
     assert.deepEqual(out.content[0], { type: 'text', text: 'two attachments:' })
     assert.deepEqual(out.content[1], { type: 'file', mediaType: 'image/jpeg', data: b64(corpus('fixture.jpg')) })
     const note = parseSavedNote(out.content[2].text)

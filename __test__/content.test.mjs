@@ -114,7 +114,8 @@ describe('text, audience, embedded text, resource_link', () => {
         '[Resource link file:///a.pdf (a.pdf, application/pdf, 1234 bytes)]'],
       [{ type: 'resource_link', uri: 'file:///b', name: 'b', size: 0 }, '[Resource link file:///b (b, 0 bytes)]'],
       [{ type: 'resource_link', uri: 'file:///c', name: 'c', mimeType: 'text/csv' }, '[Resource link file:///c (c, text/csv)]'],
-      [{ type: 'resource_link', uri: 'https://x.example/d', name: 'd', description: 'multi\nline' }, '[Resource link https://x.example/d (d)]\nmulti\nline'],
+      // The description is a server's string: escaped onto one line, so it cannot start a note.
+      [{ type: 'resource_link', uri: 'https://x.example/d', name: 'd', description: 'multi\nline' }, '[Resource link https://x.example/d (d)]\nmulti%0Aline'],
     ]
     for (const [part, expected] of cases) {
       const { result, dir } = await both(t, part)

@@ -414,6 +414,13 @@ describe('reference == native on generated cases', () => {
     resource_link: () => ({ type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain', size: 12, description: 'notes' }),
     'resource_link, bare': () => ({ type: 'resource_link', uri: 'https://x/y' }),
     'resource_link, fractional size': () => ({ type: 'resource_link', uri: 'https://x/y', name: 'y', size: 1.5 }),
+    // A hostile server's strings: escaped and cut the same way by both.
+    'resource_link, hostile strings': () => ({ type: 'resource_link', uri: 'u\x1b[2J\u202e(', name: ']\n[', mimeType: '\x9b'.repeat(300), description: `a\n[b]${'d'.repeat(3000)}` }),
+    'unknown type, hostile and long': () => ({ type: `x\n]\x1b\u2066${'t'.repeat(1000)}` }),
+    'random bytes declared a hostile text type': () => resource('file:///h', 'text/x\x1b]\u202e', b64(randomBytes(500, 15))),
+    'random bytes declared a long type': () => resource('file:///h', `application/${'x'.repeat(600)}`, b64(randomBytes(500, 16))),
+    'bmp declared a hostile image type': () => ({ type: 'image', mimeType: 'image/x\n(y)', data: b64(corpusFile('fixture.bmp')) }),
+    'base64 with a bracket': () => ({ type: 'image', mimeType: 'image/png', data: 'aGVs]G8=' }),
     'audience user': () => ({ type: 'text', text: 'for the user', annotations: { audience: ['user'] } }),
     'audience user+assistant': () => ({ type: 'image', mimeType: 'image/png', data: b64(png()), annotations: { audience: ['user', 'assistant'] } }),
     'audience assistant': () => ({ type: 'text', text: 'hi', annotations: { audience: ['assistant'] } }),

@@ -95,6 +95,30 @@ describe('one result over the cap', () => {
   }
 })
 
+describe('one result over the cap, with structured content', () => {
+  for (const [name, convert] of [['convertToolResultSync', convertToolResultSync], ['convertToolResult', convertToolResult]]) {
+    test(`${name}: the saved JSON and every file a note names still exist after the call`, async (t) => {
+      const dir = tempDir(t)
+      const SIZE = 64 * KiB
+      const store = new ToolOutputStore(dir, { maxBytes: 6 * SIZE })
+      const result = {
+        content: Array.from({ length: 10 }, (_, i) => ({
+          type: 'resource',
+          resource: { uri: `file:///blob-${i}.bin`, mimeType: 'application/octet-stream', blob: b64(randomBytes(SIZE, i + 50)) },
+        })),
+        // base64 that repeats no part: the whole JSON is saved, a marker stands in the text.
+        structuredContent: { attachment: b64(randomBytes(SIZE, 99)) },
+      }
+      const r = await convert(result, { store })
+      assert.ok(r.saved.length > 0)
+      for (const f of r.saved) assert.ok(fs.existsSync(f.path), `${f.path} is named but was deleted`)
+      const named = r.content.flatMap((p) => (typeof p.text === 'string' ? p.text.match(/\/\S*tool_\d{13}_\d{6}_\d{10}(\.[A-Za-z0-9_-]+)?/g) ?? [] : []))
+      assert.ok(named.length > 0)
+      for (const p of named) assert.ok(fs.existsSync(p), `${p} is named but was deleted`)
+    })
+  }
+})
+
 describe('cleanup touches only its own names', () => {
   test('a .bak copy of a saved file is not the store\'s; an old temp file is removed and counted', (t) => {
     const dir = tempDir(t)

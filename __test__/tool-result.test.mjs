@@ -269,7 +269,7 @@ describe('error results', () => {
 
   test('isError with text: the text as it came', async (t) => {
     const { converted } = await both(t, { isError: true, content: [{ type: 'text', text: 'Permission denied: /etc/shadow' }] })
-    assert.deepEqual(converted, { content: [{ type: 'text', text: 'Permission denied: /etc/shadow' }], isError: true, deferred: [], saved: [] })
+    assert.deepEqual(converted, { content: [{ type: 'text', text: 'Permission denied: /etc/shadow' }], isError: true, deferred: [], saved: [], sources: [0] })
   })
 
   test('isError without text: a text that says so, first', async (t) => {
@@ -278,13 +278,14 @@ describe('error results', () => {
       assert.equal(converted.isError, true)
       assert.deepEqual(converted.content[0], { type: 'text', text: NO_MESSAGE })
       assert.equal(converted.content.length, 1 + (content?.length ?? 0))
+      assert.deepEqual(converted.sources, [-1, ...(content ?? []).map((_, i) => i)], 'the note is added, the parts come from their places')
     }
   })
 
   test('only isError: true is an error', async (t) => {
     for (const isError of [undefined, false, 'true', 1]) {
       const { converted } = await both(t, { isError, content: [] })
-      assert.deepEqual(converted, { content: [], isError: false, deferred: [], saved: [] })
+      assert.deepEqual(converted, { content: [], isError: false, deferred: [], saved: [], sources: [] })
     }
   })
 })

@@ -303,7 +303,7 @@ function describeByte(b, position) {
   if (b === EQ) return `padding '=' inside the data at symbol ${position}`
   if (b === 32) return `unexpected space at symbol ${position}`
   if (b === 9) return `unexpected tab at symbol ${position}`
-  if (b > 32 && b < 127) return `unexpected character '${String.fromCharCode(b)}' at symbol ${position}`
+  if (b > 32 && b < 127) return `unexpected character '${server(String.fromCharCode(b))}' at symbol ${position}`
   if (b >= 128) return `non-ASCII character at symbol ${position}`
   return `unexpected byte 0x${b.toString(16).padStart(2, '0')} at symbol ${position}`
 }
@@ -954,7 +954,7 @@ function checkWebp({ head, len, whole }) {
   if (kind === 'VP8 ') frameOk = startsWith(head, [0x9d, 0x01, 0x2a], 23)
   else if (kind === 'VP8L') frameOk = head[20] === 0x2f
   else if (kind === 'VP8X') frameOk = true
-  else return `corrupt WebP: unknown first chunk ${JSON.stringify(kind)}`
+  else return `corrupt WebP: unknown first chunk "${server(head.toString('utf8', 12, 16))}"`
   const dims = webpDimensions(head)
   if (!frameOk || !dims || !dims[0] || !dims[1]) return 'corrupt WebP: bad frame header'
   let pos = 12
@@ -1081,7 +1081,7 @@ async function decide(buf, declared, fromBase64, charset) {
     }
     const reason =
       declared !== null && !sameFormat(declared, sniffed)
-        ? `declared ${declared} but the bytes are ${sniffed}, which is not accepted`
+        ? `declared ${server(declared)} but the bytes are ${sniffed}, which is not accepted`
         : `${sniffed} is not accepted`
     return { route: 'spill', mediaType: sniffed, reason }
   }
@@ -1097,14 +1097,14 @@ async function decide(buf, declared, fromBase64, charset) {
     const mediaType = keep ? declared : 'text/plain'
     // A specific binary declaration (image/png) on text bytes is not sent as text.
     if (vague || declaredTextual || extension(declared) === 'bin') return { route: 'text', mediaType, encoding }
-    return { route: 'spill', mediaType, reason: `declared ${declared} but the bytes are text` }
+    return { route: 'spill', mediaType, reason: `declared ${server(declared)} but the bytes are text` }
   }
   if (declared !== null && !declaredTextual && isSniffable(declared)) {
     // Not named after a format the bytes are not: saved as unknown bytes.
-    return { route: 'spill', mediaType: OCTET_STREAM, reason: `declared ${declared} but the bytes do not match that format` }
+    return { route: 'spill', mediaType: OCTET_STREAM, reason: `declared ${server(declared)} but the bytes do not match that format` }
   }
   const mediaType = declared ?? OCTET_STREAM
-  const reason = declaredTextual ? `declared ${declared} but ${NOT_TEXT}` : `${mediaType} is not accepted`
+  const reason = declaredTextual ? `declared ${server(declared)} but ${NOT_TEXT}` : `${server(mediaType)} is not accepted`
   return { route: 'spill', mediaType, reason }
 }
 
@@ -1151,17 +1151,23 @@ async function save(outputDir, buf, ext) {
 
 // ------------------------------------------------------------------ parts
 
-/** A server's string in a note: at most 500 characters, structure characters percent-encoded. */
-function server(s) {
-  // eslint-disable-next-line no-control-regex
-  const escaped = [...s].slice(0, 500).map((c) => (/[\p{Cc}[\]()\u2028\u2029]/u.test(c) ? encodeURIComponent(c).replace(/[()]/g, (p) => `%${p.charCodeAt(0).toString(16).toUpperCase()}`) : c))
-  return cut(s, 500, escaped.join(''))
-}
+/** What a server's string may not hold as it is: controls, line separators, brackets, parentheses, bidi controls. */
+const NEEDS_ESCAPE = /[\p{Cc}[\]()\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
 
-/** `s` cut to `max` characters, saying how many more there were. */
-function cut(s, max, shown = [...s].slice(0, max).join('')) {
-  const total = [...s].length
-  return total > max ? `${shown}… (+${total - max} characters)` : shown
+/** A server's string in a note: those characters percent-encoded, at most `max` characters as shown, then how many more there were. */
+function server(s, max = 500) {
+  const chars = [...s]
+  let out = ''
+  let width = 0
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]
+    const shown = NEEDS_ESCAPE.test(c) ? [...Buffer.from(c)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('') : c
+    const w = shown === c ? 1 : shown.length
+    if (width + w > max) return `${out}… +${chars.length - i} characters`
+    width += w
+    out += shown
+  }
+  return out
 }
 
 function invalidArgument(message) {
@@ -1285,14 +1291,14 @@ export async function toContentJs(part, { outputDir } = {}) {
     }
     case 'resource_link': {
       const size = part.size
-      const details = [str(part.name), str(part.mimeType)].filter((s) => s).map(server)
+      const details = [str(part.name), str(part.mimeType)].filter((s) => s).map((s) => server(s))
       if (Number.isSafeInteger(size) && size >= 0) details.push(`${size} bytes`)
       let text = `[Resource link ${server(str(part.uri) ?? '')}${details.length ? ` (${details.join(', ')})` : ''}]`
-      if (str(part.description)) text += `\n${cut(part.description, 2000)}`
+      if (str(part.description)) text += `\n${server(part.description, 2000)}`
       return { type: 'text', text }
     }
     default:
-      return { type: 'text', text: `[Unsupported content part of type "${type}"]` }
+      return { type: 'text', text: `[Unsupported content part of type "${server(type)}"]` }
   }
 }
 

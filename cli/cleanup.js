@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const mcp = require('../mcp-content.js')
 const options = require('./options.js')
-const { EXIT, CliError, colours, formatBytes, oneLine, usageError } = require('./terminal.js')
+const { EXIT, CliError, colours, formatBytes, jsonText, printable, usageError } = require('./terminal.js')
 
 const HELP = `Usage: mcp-content cleanup [options] [dir]
 
@@ -68,13 +68,13 @@ async function run(args) {
   const count = removed.length
   const left = filesLeft(store.dir)
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ dir: store.dir, removed, count }, null, 2)}\n`)
+    process.stdout.write(`${jsonText({ dir: store.dir, removed, count })}\n`)
     return EXIT.OK
   }
   const c = colours(process.stdout, { noColor: values['no-color'] === true })
   const total = removed.reduce((sum, f) => sum + f.byteLength, 0)
-  const lines = [`${c.bold(`removed ${count} file${count === 1 ? '' : 's'}`)}${count > 0 ? ` (${formatBytes(total)})` : ''} from ${oneLine(store.dir)}; ${left} kept`]
-  for (const f of removed) lines.push(`  ${oneLine(f.name)}  ${c.dim(formatBytes(f.byteLength))}`)
+  const lines = [`${c.bold(`removed ${count} file${count === 1 ? '' : 's'}`)}${count > 0 ? ` (${formatBytes(total)})` : ''} from ${printable(store.dir)}; ${left} kept`]
+  for (const f of removed) lines.push(`  ${printable(f.name)}  ${c.dim(formatBytes(f.byteLength))}`)
   process.stdout.write(`${lines.join('\n')}\n`)
   return EXIT.OK
 }

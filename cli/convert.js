@@ -1,15 +1,15 @@
 'use strict'
 // mcp-content convert --provider <p> [result.json|-]: one MCP tool result converted, as JSON.
 const mcp = require('../mcp-content.js')
-const { readSource, parseToolResult } = require('./input.js')
+const { readSource, parseToolResult, notJson } = require('./input.js')
 const options = require('./options.js')
 const { toMcpResult } = require('./mcp-shape.js')
-const { EXIT, CliError, progress, usageError } = require('./terminal.js')
+const { EXIT, jsonText, progress, usageError } = require('./terminal.js')
 
 const HELP = `Usage: mcp-content convert [options] [result.json|-]
 
 Converts one MCP tool result for a provider and writes the answer of convertToolResult as JSON
-({ content, isError, deferred, saved }) on stdout. The input (a file, or standard input when
+({ content, isError, deferred, saved, sources, structuredContent? }) on stdout. The input (a file, or standard input when
 none or "-" is given) is JSON of a CallToolResult, a JSON-RPC response carrying one, a content
 part or an array of parts. Files that cannot be sent are saved by the store and noted.
 
@@ -19,6 +19,9 @@ Options:
   --output-dir <dir>      where files are saved (default: the per-user temp store)
   --defer-media <when>    auto, true or false (default auto: for openai-chat, openrouter, google)
   --max-text-tokens <n>   the text cap (default 12500; Infinity: off)
+  --max-input <size>      the most read from one file or standard input (default 256MiB);
+                          bytes, or KiB, MiB, GiB; past it, or at a first byte that cannot
+                          start JSON, reading stops with an error
   --mcp                   write the MCP CallToolResult the proxy would send instead
                           (no deferral: what goes only in a user message is saved)
   --json                  accepted; the output is always JSON
@@ -33,6 +36,7 @@ async function run(args) {
     'output-dir': { type: 'string' },
     'defer-media': { type: 'string' },
     'max-text-tokens': { type: 'string' },
+    'max-input': { type: 'string' },
     mcp: { type: 'boolean' },
     json: { type: 'boolean' },
     'no-color': { type: 'boolean' },
@@ -51,12 +55,11 @@ async function run(args) {
     deferMedia: values.mcp ? false : options.deferMedia('convert', values['defer-media']),
     maxTextTokens: options.maxTextTokens('convert', values['max-text-tokens']),
   }
+  const maxBytes = options.maxInput('convert', values['max-input'])
   const source = positionals[0] ?? '-'
-  const bytes = await readSource(source)
+  const bytes = await readSource(source, { maxBytes, json: true })
   const result = parseToolResult(bytes)
-  if (result === null) {
-    throw new CliError(`${source === '-' ? 'standard input' : source} is not JSON of an MCP tool result (an object with a content array)`)
-  }
+  if (result === null) throw notJson(source)
   settings.store = options.store(values['output-dir'])
   const shown = progress()
   shown.update(`converting ${source === '-' ? 'standard input' : source} for ${settings.provider}`)
@@ -67,7 +70,7 @@ async function run(args) {
     shown.done()
   }
   const answer = values.mcp ? toMcpResult(converted, result) : converted
-  process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`)
+  process.stdout.write(`${jsonText(answer)}\n`)
   return EXIT.OK
 }
 

@@ -1,25 +1,83 @@
 'use strict'
-// Reading what the commands take: files or standard input, and telling an MCP tool result apart
-// from any other file.
+// Reading what the commands take: files or standard input, never more than a stated limit, and
+// telling an MCP tool result apart from any other file.
 const fs = require('node:fs')
 const { CliError } = require('./terminal.js')
 
-/** All of standard input, as bytes. */
-async function readStdin() {
-  const chunks = []
-  for await (const chunk of process.stdin) chunks.push(chunk)
-  return Buffer.concat(chunks)
+/** The most read from one file or standard input unless --max-input says otherwise: 256 MiB. */
+const DEFAULT_MAX_INPUT = 256 * 1024 * 1024
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const isJsonSpace = (b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d
+
+/** `1024` bytes as `1KiB`, `268435456` as `256MiB`: as --max-input takes them. */
+function sizeWords(n) {
+  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]]) {
+    if (n >= size && n % size === 0) return `${n / size}${unit}`
+  }
+  return `${n} bytes`
 }
 
-/** The bytes of `source`: a path, or `-` for standard input. */
-async function readSource(source) {
-  if (source === '-') return readStdin()
-  try {
-    return await fs.promises.readFile(source)
-  } catch (error) {
-    const why = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'is a directory' }[error.code]
-    throw new CliError(`cannot read ${source}: ${why ?? error.message}`)
+const nameOf = (source) => (source === '-' ? 'standard input' : source)
+
+function notJson(source) {
+  return new CliError(`${nameOf(source)} is not JSON of an MCP tool result (an object with a content array)`)
+}
+
+function overLimit(source, maxBytes) {
+  return new CliError(`${nameOf(source)} is over the input limit of ${sizeWords(maxBytes)} (--max-input raises it)`)
+}
+
+function cannotRead(source, error) {
+  const why = { ENOENT: 'no such file', EACCES: 'permission denied', EISDIR: 'is a directory' }[error.code]
+  return new CliError(`cannot read ${source}: ${why ?? error.message}`)
+}
+
+/**
+ * The bytes of `source`, a path or `-` for standard input, read as a stream and never more than
+ * `maxBytes`: past it reading stops with an error, so endless input (/dev/zero, a stream that
+ * never ends) is refused too. A regular file already over it is refused before it is read. With
+ * `json`, reading stops at the first byte other than JSON whitespace unless it is `{` or `[`:
+ * such input cannot be a tool result.
+ */
+async function readSource(source, { maxBytes = DEFAULT_MAX_INPUT, json = false } = {}) {
+  let stream = process.stdin
+  if (source !== '-') {
+    let stat
+    try {
+      stat = await fs.promises.stat(source)
+    } catch (error) {
+      throw cannotRead(source, error)
+    }
+    if (stat.isDirectory()) throw cannotRead(source, { code: 'EISDIR' })
+    if (stat.isFile() && stat.size > maxBytes) throw overLimit(source, maxBytes)
+    stream = fs.createReadStream(source)
   }
+  const chunks = []
+  let total = 0
+  let started = !json
+  try {
+    for await (const chunk of stream) {
+      if (!started) {
+        let i = 0
+        while (i < chunk.length && isJsonSpace(chunk[i])) i++
+        if (i < chunk.length) {
+          if (chunk[i] !== 0x7b && chunk[i] !== 0x5b) throw notJson(source)
+          started = true
+        }
+      }
+      total += chunk.length
+      if (total > maxBytes) throw overLimit(source, maxBytes)
+      chunks.push(chunk)
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error
+    throw cannotRead(source, error)
+  } finally {
+    // Left early: no more is read (a `for await` that throws has destroyed the stream already).
+    if (!stream.destroyed) stream.destroy()
+  }
+  return Buffer.concat(chunks, total)
 }
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -50,4 +108,4 @@ function parseToolResult(bytes) {
   return asToolResult(value)
 }
 
-module.exports = { readSource, parseToolResult, asToolResult }
+module.exports = { DEFAULT_MAX_INPUT, sizeWords, readSource, parseToolResult, asToolResult, notJson }

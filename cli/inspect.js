@@ -7,9 +7,9 @@ const path = require('node:path')
 const { pathToFileURL } = require('node:url')
 const mcp = require('../mcp-content.js')
 const { readSource, parseToolResult } = require('./input.js')
-const { parse, PROVIDERS, provider: checkProvider, maxTextTokens } = require('./options.js')
+const { parse, PROVIDERS, provider: checkProvider, maxTextTokens, maxInput } = require('./options.js')
 const { outcomeOf, outcomeWords } = require('./outcome.js')
-const { EXIT, colours, formatBytes, printError, progress, usageError, oneLine } = require('./terminal.js')
+const { EXIT, colours, formatBytes, printError, progress, usageError, printable, jsonText } = require('./terminal.js')
 
 const HELP = `Usage: mcp-content inspect [options] <file...|->
 
@@ -23,11 +23,14 @@ Options:
                           ${PROVIDERS.join(', ')}
   --type <mediaType>      the media type a plain file is declared as (default: none declared)
   --max-text-tokens <n>   the text cap of the conversions (default 12500; Infinity: off)
+  --max-input <size>      the most read from one file or standard input (default 256MiB);
+                          bytes, or KiB, MiB, GiB; past it reading stops with an error
   --json                  one JSON document on stdout
   --no-color              no colours (also NO_COLOR=1; colours only on a terminal anyway)
   -h, --help              this help
 
 Nothing is kept: files a conversion would save go to a temporary folder removed at the end.
+What came from the input is printed with control and bidi characters escaped (\u001b).
 Exit codes: 0 every source inspected, 1 a source could not be read, 2 bad command line.`
 
 /** The facts of one part: its type, what it declared, and what its bytes are. */
@@ -64,7 +67,7 @@ function partsOf(source, bytes, declared) {
 }
 
 async function inspectSource(source, settings, shown) {
-  const bytes = await readSource(source)
+  const bytes = await readSource(source, { maxBytes: settings.maxInput })
   const { kind, parts } = partsOf(source, bytes, settings.type)
   const described = []
   for (let i = 0; i < parts.length; i++) {
@@ -85,7 +88,7 @@ async function inspectSource(source, settings, shown) {
 
 /** `image/png 1200x20000 px, 81.2 KB, utf-8`: what a part's bytes are. */
 function bytesWords(c) {
-  const words = [c.mediaType]
+  const words = [printable(c.mediaType)]
   if (c.width !== undefined) words.push(`${c.width}x${c.height} px`)
   words.push(formatBytes(c.byteLength))
   if (c.textEncoding) words.push(c.textEncoding)
@@ -97,19 +100,19 @@ function printHuman(report, settings) {
   const out = []
   for (const s of report.sources) {
     const what = s.kind === 'file' ? `a file, ${formatBytes(s.byteLength)}` : `an MCP tool result, ${s.parts.length} part${s.parts.length === 1 ? '' : 's'}`
-    out.push(`${c.bold(oneLine(s.source))} ${c.dim(`(${what})`)}`)
+    out.push(`${c.bold(printable(s.source))} ${c.dim(`(${what})`)}`)
     for (const p of s.parts) {
-      const head = s.kind === 'file' ? '  ' : `  part ${p.index}: ${p.type}`
+      const head = s.kind === 'file' ? '  ' : `  part ${p.index}: ${printable(p.type)}`
       const facts = []
-      if (p.uri && s.kind !== 'file') facts.push(oneLine(p.uri))
-      if (p.name) facts.push(oneLine(p.name))
-      if (p.declaredMediaType !== undefined) facts.push(`declared ${oneLine(p.declaredMediaType)}`)
+      if (p.uri && s.kind !== 'file') facts.push(printable(p.uri))
+      if (p.name) facts.push(printable(p.name))
+      if (p.declaredMediaType !== undefined) facts.push(`declared ${printable(p.declaredMediaType)}`)
       if (p.classification) facts.push(`bytes: ${bytesWords(p.classification)}`)
       if (p.chars !== undefined) facts.push(`${p.chars} characters, ~${p.tokens} tokens`)
       out.push(`${head}${s.kind === 'file' ? '' : facts.length ? ' ' : ''}${facts.join('; ')}`)
       const cl = p.classification
-      if (cl && cl.problem) out.push(`    ${c.yellow('problem:')} ${oneLine(cl.problem)}`)
-      if (cl && cl.repair) out.push(`    ${c.yellow('repair:')} ${oneLine(cl.repair)}`)
+      if (cl && cl.problem) out.push(`    ${c.yellow('problem:')} ${printable(cl.problem)}`)
+      if (cl && cl.repair) out.push(`    ${c.yellow('repair:')} ${printable(cl.repair)}`)
       // Providers with the same outcome on one line.
       const groups = new Map()
       for (const [name, o] of Object.entries(p.providers)) {
@@ -120,7 +123,7 @@ function printHuman(report, settings) {
       for (const [words, names] of groups) {
         const label = groups.size === 1 && names.length === settings.providers.length && names.length > 1 ? 'every provider' : names.join(', ')
         const colour = words.startsWith('attached') || words.startsWith('text') ? c.green : words.startsWith('saved') || words.startsWith('a note') ? c.yellow : c.cyan
-        out.push(`    ${c.dim(label.padEnd(groups.size === 1 ? 0 : width))}  ${colour(oneLine(words))}`)
+        out.push(`    ${c.dim(label.padEnd(groups.size === 1 ? 0 : width))}  ${colour(printable(words))}`)
       }
     }
   }
@@ -132,6 +135,7 @@ async function run(args) {
     provider: { type: 'string', multiple: true },
     type: { type: 'string' },
     'max-text-tokens': { type: 'string' },
+    'max-input': { type: 'string' },
     json: { type: 'boolean' },
     'no-color': { type: 'boolean' },
   })
@@ -146,6 +150,7 @@ async function run(args) {
     providers: [...new Set(providers)],
     type: values.type,
     maxTextTokens: maxTextTokens('inspect', values['max-text-tokens']),
+    maxInput: maxInput('inspect', values['max-input']),
     store: new mcp.ToolOutputStore(tmp),
     noColor: values['no-color'] === true,
   }
@@ -166,7 +171,7 @@ async function run(args) {
     shown.done()
     fs.rmSync(tmp, { recursive: true, force: true })
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+  if (values.json) process.stdout.write(`${jsonText(report)}\n`)
   else if (report.sources.length > 0) printHuman(report, settings)
   return failed ? EXIT.FAILED : EXIT.OK
 }

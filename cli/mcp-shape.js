@@ -4,9 +4,6 @@
 // else (decoded text, notes of saved files, previews) as text parts. Parts whose audience leaves
 // out the assistant are the client's to show, not the model's: they stay as the server sent them.
 
-/** The text convertToolResult puts first in an error result that has none. */
-const ERROR_NOTE = '[The tool reported an error and sent no message]'
-
 /** MCP `annotations.audience`: for the model unless it leaves "assistant" out (as the package reads it). */
 function isForModel(part) {
   const audience = part !== null && typeof part === 'object' && part.annotations ? part.annotations.audience : undefined
@@ -24,31 +21,32 @@ function toMcpPart(part, index) {
 }
 
 /**
- * A `CallToolResult` from `convertToolResult`'s answer: the converted parts, the error flag, and
- * the server's `structuredContent` and `_meta` as they were (a client validates structured
- * content against the tool's output schema).
+ * A `CallToolResult` from `convertToolResult`'s answer: the converted parts where the parts they
+ * come from were (`converted.sources`), each with the annotations of its part (a note made from a
+ * part takes that part's); parts whose audience leaves out the assistant as the server sent them,
+ * in their places; the error flag; `structuredContent` with the strings the conversion replaced
+ * (long repeats of a content part, base64: still valid for a schema that wants a string) and the
+ * server's `_meta`.
  */
 function toMcpResult(converted, original) {
   const parts = original && Array.isArray(original.content) ? original.content : []
-  const made = converted.content
-  // convertToolResult gives one part per model-bound part, in order, after the error note (when it
-  // added one) and before the structured content's JSON (when it added that).
-  let next = made.length > parts.filter(isForModel).length && converted.isError && made[0].type === 'text' && made[0].text === ERROR_NOTE ? 1 : 0
-  const content = made.slice(0, next).map(toMcpPart)
-  for (const part of parts) {
-    if (!isForModel(part)) {
-      content.push(part)
-      continue
-    }
-    if (next >= made.length) break
-    const mcpPart = toMcpPart(made[next], content.length)
-    if (part && typeof part === 'object' && part.annotations !== undefined) mcpPart.annotations = part.annotations
-    content.push(mcpPart)
-    next++
-  }
-  for (; next < made.length; next++) content.push(toMcpPart(made[next], content.length))
+  // [place, part]: a converted part's place is the index of its source (-1 for the error note,
+  // the number of parts for the structured content's JSON).
+  const placed = converted.content.map((part, m) => {
+    const source = converted.sources[m]
+    const from = parts[source]
+    const mcpPart = toMcpPart(part, m)
+    if (from !== null && typeof from === 'object' && from.annotations !== undefined) mcpPart.annotations = from.annotations
+    return [source, mcpPart]
+  })
+  parts.forEach((part, j) => {
+    if (!isForModel(part)) placed.push([j, part])
+  })
+  // A stable sort: parts of one place keep their order.
+  const content = placed.sort((a, b) => a[0] - b[0]).map((entry) => entry[1])
   const out = { content }
-  if (original && original.structuredContent !== undefined) out.structuredContent = original.structuredContent
+  if (converted.structuredContent !== undefined) out.structuredContent = converted.structuredContent
+  else if (original && original.structuredContent !== undefined) out.structuredContent = original.structuredContent
   if (converted.isError || (original && original.isError !== undefined)) out.isError = converted.isError
   if (original && original._meta !== undefined) out._meta = original._meta
   return out
@@ -71,4 +69,48 @@ function toResourceContents(part, original) {
   return out
 }
 
-module.exports = { toMcpPart, toMcpResult, toResourceContents }
+
+/** Keywords a marker string (see toMcpResult) could fail, where a server's schema constrains a string. */
+const STRING_CONSTRAINTS = ['pattern', 'format', 'minLength', 'contentEncoding', 'contentMediaType']
+
+/**
+ * A JSON Schema without the string constraints a marker could fail, or the schema itself when it
+ * has none: a client that checks `structuredContent` against the tool's output schema must accept
+ * the replaced strings. Subschemas are walked wherever JSON Schema puts them (objects and arrays).
+ */
+function withoutStringConstraints(schema, depth = 0) {
+  if (schema === null || typeof schema !== 'object' || depth > 64) return schema
+  if (Array.isArray(schema)) {
+    let copy
+    schema.forEach((item, i) => {
+      const out = withoutStringConstraints(item, depth + 1)
+      if (out !== item) (copy ??= schema.slice())[i] = out
+    })
+    return copy ?? schema
+  }
+  let copy
+  for (const [key, value] of Object.entries(schema)) {
+    if (STRING_CONSTRAINTS.includes(key) && typeof value !== 'object') {
+      copy ??= { ...schema }
+      delete copy[key]
+      continue
+    }
+    const out = withoutStringConstraints(value, depth + 1)
+    if (out !== value) (copy ??= { ...schema })[key] = out
+  }
+  return copy ?? schema
+}
+
+/** A `tools/list` result whose output schemas take the proxy's markers, or the result itself when they all do. */
+function toolsForProxy(result) {
+  if (result === null || typeof result !== 'object' || !Array.isArray(result.tools)) return result
+  let tools
+  result.tools.forEach((tool, i) => {
+    if (tool === null || typeof tool !== 'object' || tool.outputSchema === undefined) return
+    const outputSchema = withoutStringConstraints(tool.outputSchema)
+    if (outputSchema !== tool.outputSchema) (tools ??= result.tools.slice())[i] = { ...tool, outputSchema }
+  })
+  return tools === undefined ? result : { ...result, tools }
+}
+
+module.exports = { toMcpPart, toMcpResult, toResourceContents, toolsForProxy }

@@ -1,8 +1,10 @@
 'use strict'
 // Options shared by the commands, read and checked once; errors are usage errors (exit 2).
+const buffer = require('node:buffer')
 const { parseArgs } = require('node:util')
 const mcp = require('../mcp-content.js')
 const { usageError } = require('./terminal.js')
+const { DEFAULT_MAX_INPUT } = require('./input.js')
 
 /** Every provider profile, in the order the README's table lists them. */
 const PROVIDERS = Object.freeze([
@@ -46,6 +48,18 @@ function maxTextTokens(command, value) {
   return Number(value)
 }
 
+/** `--max-input <size>`: bytes, or a whole number of KiB, MiB or GiB (`512MiB`); default 256 MiB. */
+function maxInput(command, value) {
+  if (value === undefined) return DEFAULT_MAX_INPUT
+  const m = /^([1-9][0-9]*)(KiB|MiB|GiB)?$/.exec(value)
+  const unit = m && m[2] ? { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 }[m[2]] : 1
+  const bytes = m ? Number(m[1]) * unit : NaN
+  if (!(bytes <= buffer.constants.MAX_LENGTH)) {
+    throw usageError(`--max-input must be a number of bytes, or with KiB, MiB or GiB (512MiB), up to ${buffer.constants.MAX_LENGTH} bytes, not "${value}" (see mcp-content ${command} --help)`)
+  }
+  return bytes
+}
+
 /** `--defer-media auto|true|false`. */
 function deferMedia(command, value) {
   if (value === undefined || value === 'auto') return 'auto'
@@ -58,4 +72,4 @@ function store(dir) {
   return dir === undefined ? new mcp.ToolOutputStore() : new mcp.ToolOutputStore(dir)
 }
 
-module.exports = { PROVIDERS, parse, provider, maxTextTokens, deferMedia, store }
+module.exports = { PROVIDERS, parse, provider, maxTextTokens, maxInput, deferMedia, store }

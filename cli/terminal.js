@@ -40,9 +40,37 @@ function colours(stream, { noColor = false } = {}) {
   }
 }
 
-/** One line: control characters of a message (a server's text, a path) cannot break it. */
+/**
+ * What a terminal acts on or that reorders what it shows: C0 controls, DEL and C1 controls (ESC
+ * and CSI start the sequences that move the cursor, clear the screen, set the title or make
+ * links), line and paragraph separators, and the bidirectional marks, embeddings, overrides and
+ * isolates (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069).
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * `text` safe to print, every character of UNSAFE written as its JSON escape (`\u001b`, `\u202e`;
+ * `\n` for a newline): the one function every string from input goes through before the CLI
+ * prints it. With `keepNewlines` a newline stays, for text whose line breaks are the CLI's own
+ * layout (JSON.stringify's output, where every control character inside a string is escaped
+ * already: there the escapes keep the document's value).
+ */
+function printable(text, { keepNewlines = false } = {}) {
+  return String(text).replace(UNSAFE, (c) => {
+    if (keepNewlines && c === '\n') return c
+    if (c === '\n') return '\\n'
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  })
+}
+
+/** JSON of `value` for stdout, indented, with no character a terminal acts on (its value unchanged). */
+function jsonText(value) {
+  return printable(JSON.stringify(value, null, 2), { keepNewlines: true })
+}
+
+/** One line: a message (a server's text, a path) cannot break it; line breaks and tabs become spaces. */
 function oneLine(text) {
-  return String(text).replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim()
+  return printable(String(text).replace(/[\r\n\t\u2028\u2029]+/g, ' ').trim())
 }
 
 /** Writes the error line: `mcp-content <command>: <message>`, with the error's code when it has one. */
@@ -88,4 +116,4 @@ function formatBytes(n) {
   return `${(n / 1_000_000).toFixed(1)} MB`
 }
 
-module.exports = { EXIT, CliError, usageError, colours, oneLine, printError, progress, formatBytes }
+module.exports = { EXIT, CliError, usageError, colours, printable, jsonText, oneLine, printError, progress, formatBytes }

@@ -342,9 +342,12 @@ fn describe_byte(byte: u8, position: usize) -> Base64Error {
         let name = if byte == b' ' { "space" } else { "tab" };
         invalid(format!("unexpected {name} at symbol {position}"))
     } else if byte.is_ascii_graphic() {
+        // Escaped as every server string in a note is: a `]` or `(` in a
+        // note's reason must not look like the note's own structure.
+        let shown = (byte as char).to_string();
         invalid(format!(
             "unexpected character '{}' at symbol {position}",
-            byte as char
+            crate::note::server(&shown)
         ))
     } else if !byte.is_ascii() {
         invalid(format!("non-ASCII character at symbol {position}"))
@@ -747,6 +750,9 @@ mod tests {
     fn error_names_the_character_and_position() {
         let error = inspect(b"aGVs!G8=").unwrap_err();
         assert_eq!(error.message, "unexpected character '!' at symbol 4");
+        // A bracket is escaped as in every note, so it cannot close one.
+        let error = inspect(b"aGVs]G8=").unwrap_err();
+        assert_eq!(error.message, "unexpected character '%5D' at symbol 4");
     }
 
     #[test]

@@ -1332,23 +1332,29 @@ struct HeldMedia {
 }
 
 impl HeldMedia {
-    /// Save it; or, when it is held back by the many-image rule and images
-    /// are made to fit, fit it to that rule's side limit.
+    /// Save it; or, when it is held back by the many-image rule or the
+    /// request's size shared by its images and images are made to fit, fit
+    /// it to that rule's side limit and its share.
     fn spill(&self, payload: Payload) -> Result<ResultAnswer, String> {
         let part = MediaPart::new(self.kind, self.uri.as_deref(), None, payload);
-        let many_images = match self.reason {
+        // The side and the size (in the request limit's unit) to fit it to.
+        let fit_to = match self.reason {
             Reason::Request(RequestExcess::ManyImages { max_side, .. }) if self.fit.enabled => {
-                Some(max_side)
+                Some((Some(max_side), None))
             }
+            Reason::Request(RequestExcess::Share {
+                limit, share, many, ..
+            }) if self.fit.enabled => Some((many.map(|m| m.max_side), Some((limit, share)))),
             _ => None,
         };
         let converted = guarded(|| {
-            Ok(match many_images {
-                Some(max_side) => content::fit_attachment(
+            Ok(match fit_to {
+                Some((max_side, share)) => content::fit_attachment(
                     &part,
                     &self.media_type,
                     &self.reason,
                     max_side,
+                    share,
                     self.fit,
                     self.profile,
                     &self.store,
@@ -1767,4 +1773,131 @@ pub fn store_cleanup(store: Unknown) -> Result<Vec<RemovedFile>, String> {
             })
             .collect())
     })
+}
+
+// ---------------------------------------------------------------- structured content
+
+/// Strings of `structuredContent` shorter than this stay as they are.
+#[napi]
+pub fn structured_long_string_chars() -> u32 {
+    crate::structured::LONG_STRING_CHARS as u32
+}
+
+/// The marker that replaces a long string of `structuredContent` in the
+/// model's JSON, or `null` when it stays: `repeatsPart` (1-based) when the
+/// entry found it repeats a content part, else a base64 check of the string.
+#[napi(
+    catch_unwind,
+    ts_args_type = "data: string | Uint8Array, dataIsLatin1: unknown, repeatsPart: number | null"
+)]
+pub fn structured_marker(
+    data: Unknown,
+    data_is_latin1: Option<Unknown>,
+    repeats_part: Option<Unknown>,
+) -> Result<Option<String>, String> {
+    if let Some(part) = number_arg(repeats_part, "repeatsPart")? {
+        return Ok(Some(crate::structured::repeat_marker(part as usize)));
+    }
+    let data = DataArg::read(Some(data), data_text_arg(data_is_latin1)?)?;
+    data.with_payload("data", |payload| {
+        guarded(|| Ok(crate::structured::base64_marker(payload)))
+    })?
+}
+
+/// The line above the model's JSON when strings were left out (`null` when
+/// none was): `savedPath` and `savedByteLength` name the whole JSON, or
+/// `saveError` says why it could not be saved.
+#[napi(
+    catch_unwind,
+    ts_args_type = "repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null"
+)]
+pub fn structured_header(
+    repeats: Option<Unknown>,
+    base64: Option<Unknown>,
+    saved_path: Option<Unknown>,
+    saved_byte_length: Option<Unknown>,
+    save_error: Option<Unknown>,
+) -> Result<Option<String>, String> {
+    let count = |value, name| number_arg(value, name).map(|n| n.unwrap_or(0.0) as usize);
+    let repeats = count(repeats, "repeats")?;
+    let base64 = count(base64, "base64")?;
+    let path = string_arg(saved_path, "savedPath")?;
+    let byte_length = number_arg(saved_byte_length, "savedByteLength")?.unwrap_or(0.0) as u64;
+    let error = string_arg(save_error, "saveError")?;
+    let whole = match (&path, &error) {
+        (Some(path), _) => crate::structured::WholeJson::Saved { path, byte_length },
+        (None, Some(error)) => crate::structured::WholeJson::NotSaved { error },
+        (None, None) => crate::structured::WholeJson::NotNeeded,
+    };
+    Ok(crate::structured::header(repeats, base64, whole))
+}
+
+/// Save a text (UTF-8) in the conversion's store under `mediaType`'s
+/// extension. `how`: `"sync"`, or `"async"` for a promise of it done on the
+/// libuv thread pool. `result`: the whole result it is saved for, if any
+/// (its saved files are not evicted for this one, nor this one for them).
+#[napi(
+    catch_unwind,
+    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined, result?: ResultHandle",
+    ts_return_type = "SavedFile | Promise<SavedFile>"
+)]
+pub fn save_text(
+    how: Unknown,
+    text: Unknown,
+    media_type: Option<Unknown>,
+    output_dir: Option<Unknown>,
+    store: Option<Unknown>,
+    result: Option<Unknown>,
+) -> Result<Either<SavedFile, AsyncTask<SaveTextTask>>, String> {
+    let how = string_arg(Some(how), "how")?;
+    let media_type = string_arg(media_type, "mediaType")?;
+    let text = string_arg(Some(text), "text")?.unwrap_or_default();
+    let store = match result.filter(|v| !is_nullish(v).unwrap_or(false)) {
+        Some(result) => result_store(plan_of(&result)?, output_dir, store)?,
+        None => store_setting(output_dir, store)?,
+    };
+    let task = SaveTextTask {
+        text,
+        extension: media_type::extension(media_type.as_deref().unwrap_or("text/plain")),
+        store,
+    };
+    match how.as_deref() {
+        Some("sync") => task.run().map(Either::A),
+        Some("async") => Ok(Either::B(AsyncTask::new(task))),
+        _ => Err(invalid("`how` must be 'sync' or 'async'")),
+    }
+}
+
+pub struct SaveTextTask {
+    text: String,
+    extension: &'static str,
+    store: Arc<store::ToolOutputStore>,
+}
+
+impl SaveTextTask {
+    fn run(&self) -> Result<SavedFile, String> {
+        guarded(|| {
+            let saved = self
+                .store
+                .save(self.text.as_bytes(), self.extension)
+                .map_err(store_error)?;
+            Ok(SavedFile {
+                path: saved.path.to_string_lossy().into_owned(),
+                byte_length: saved.byte_length as f64,
+            })
+        })
+    }
+}
+
+impl Task for SaveTextTask {
+    type Output = Result<SavedFile, String>;
+    type JsValue = SavedFile;
+
+    fn compute(&mut self) -> napi::Result<Self::Output> {
+        Ok(self.run())
+    }
+
+    fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<Self::JsValue> {
+        output.map_err(|e| rejection(&env, e))
+    }
 }

@@ -52,7 +52,28 @@ pub enum RequestExcess {
     DocumentsTotal {
         limit: SizeLimit,
     },
+    /// At full size the images would pass the request's size `limit`: the
+    /// `images` images of the result share what the other attachments
+    /// leave, this one made to fit within `share` (in the limit's unit),
+    /// and within the many-image side limit when `many` says so.
+    Share {
+        limit: SizeLimit,
+        images: u32,
+        share: u64,
+        many: Option<ManyImagesRule>,
+    },
 }
+
+/// The many-image rule an image is held to: `max_side` past `over` images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManyImagesRule {
+    pub max_side: u32,
+    pub over: u32,
+}
+
+/// A share smaller than this (in the limit's unit) would leave images
+/// too small to read: below it, images are held back in content order.
+pub const MIN_SHARE: u64 = 128 * 1024;
 
 /// For each candidate, `None` when it fits, else why not. Candidates are
 /// taken in order while the counts and totals allow; then, when more than
@@ -65,7 +86,9 @@ pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestE
 
 /// [`allot`]; with `fit`, large images are made to fit rather than held
 /// back, so they stay in the count: past the threshold, every image over
-/// the side limit is marked (and then fitted to it), none is dropped.
+/// the side limit is marked (and then fitted to it), none is dropped; and
+/// when the images would pass the request's size limit at full size, they
+/// share it (see [`share_total`]) instead of the last ones being held.
 /// `prior_images` images already in the request count toward the image
 /// limits and the many-image threshold.
 pub fn allot_fitting(
@@ -79,18 +102,23 @@ pub fn allot_fitting(
         .iter()
         .map(|c| profile.attachable(c.media_type).map(|a| a.class))
         .collect();
-    let mut verdicts: Vec<Option<RequestExcess>> = Vec::with_capacity(candidates.len());
-    let mut tally = Tally {
-        images: prior_images,
-        ..Tally::default()
-    };
-    for (candidate, class) in candidates.iter().zip(&classes) {
-        let excess = tally.excess(limits, candidate, *class);
-        if excess.is_none() {
-            tally.add(limits, candidate, *class);
+    let tallied = |counts_images_total: bool| {
+        let mut tally = Tally {
+            images: prior_images,
+            ..Tally::default()
+        };
+        let mut verdicts: Vec<Option<RequestExcess>> = Vec::with_capacity(candidates.len());
+        for (candidate, class) in candidates.iter().zip(&classes) {
+            let totals = counts_images_total || *class != Some(MediaClass::Image);
+            let excess = tally.excess(limits, candidate, *class, totals);
+            if excess.is_none() {
+                tally.add(limits, candidate, *class, totals);
+            }
+            verdicts.push(excess);
         }
-        verdicts.push(excess);
-    }
+        (verdicts, tally)
+    };
+    let (mut verdicts, tally) = tallied(!fit);
     apply_many_images(
         profile,
         candidates,
@@ -99,7 +127,87 @@ pub fn allot_fitting(
         fit,
         prior_images,
     );
+    if fit && !share_total(limits, candidates, &classes, &mut verdicts, tally.total) {
+        // Too many images for a share worth sending: the first ones in
+        // content order stay whole, as without fitting.
+        let (mut in_order, _) = tallied(true);
+        apply_many_images(
+            profile,
+            candidates,
+            &classes,
+            &mut in_order,
+            fit,
+            prior_images,
+        );
+        verdicts = in_order;
+    }
     verdicts
+}
+
+/// The images kept so far share what the request's size limit leaves after
+/// the other attachments (`others`, in the limit's unit), when at full size
+/// they would pass it: each gets the same share, those smaller than it
+/// keep their size and leave the rest to the others (water-filling), and
+/// each image over its share is marked to be made to fit it. False when
+/// that share would be under [`MIN_SHARE`]; nothing is marked then.
+fn share_total(
+    limits: &RequestLimits,
+    candidates: &[Candidate],
+    classes: &[Option<MediaClass>],
+    verdicts: &mut [Option<RequestExcess>],
+    others: u64,
+) -> bool {
+    let Some(limit) = limits.max_total else {
+        return true;
+    };
+    let kept: Vec<usize> = (0..candidates.len())
+        .filter(|&i| {
+            classes[i] == Some(MediaClass::Image)
+                && matches!(verdicts[i], None | Some(RequestExcess::ManyImages { .. }))
+        })
+        .collect();
+    let room = limit.max().saturating_sub(others);
+    let mut sizes: Vec<u64> = kept
+        .iter()
+        .map(|&i| limit.measure(candidates[i].byte_length))
+        .collect();
+    if sizes.iter().sum::<u64>() <= room {
+        return true;
+    }
+    // The share: the largest s with the sum of min(size, s) within room.
+    sizes.sort_unstable();
+    let mut left = room;
+    let mut share = 0;
+    for (n, &size) in sizes.iter().enumerate() {
+        let even = left / (sizes.len() - n) as u64;
+        if size > even {
+            share = even;
+            break;
+        }
+        left -= size;
+    }
+    if share < MIN_SHARE {
+        return false;
+    }
+    let images = kept.len() as u32;
+    for &i in &kept {
+        if limit.measure(candidates[i].byte_length) <= share {
+            continue;
+        }
+        let many = match verdicts[i] {
+            Some(RequestExcess::ManyImages { max_side, over, .. }) => {
+                Some(ManyImagesRule { max_side, over })
+            }
+            _ => None,
+        };
+        verdicts[i] = Some(RequestExcess::Share {
+            limit,
+            images,
+            share,
+            many,
+        });
+    }
+    true
 }
 
 #[derive(Default)]
@@ -113,11 +221,14 @@ struct Tally {
 }
 
 impl Tally {
+    /// Why `candidate` does not fit; `totals`: whether it counts toward
+    /// the size totals here (images shared later do not, see `share_total`).
     fn excess(
         &self,
         limits: &RequestLimits,
         candidate: &Candidate,
         class: Option<MediaClass>,
+        totals: bool,
     ) -> Option<RequestExcess> {
         let is_image = class == Some(MediaClass::Image);
         let is_document = class == Some(MediaClass::Document);
@@ -145,6 +256,9 @@ impl Tally {
                 }
             }
         }
+        if !totals {
+            return None;
+        }
         let passes = |sum: u64, limit: SizeLimit| {
             sum.saturating_add(limit.measure(candidate.byte_length)) > limit.max()
         };
@@ -162,7 +276,13 @@ impl Tally {
         None
     }
 
-    fn add(&mut self, limits: &RequestLimits, candidate: &Candidate, class: Option<MediaClass>) {
+    fn add(
+        &mut self,
+        limits: &RequestLimits,
+        candidate: &Candidate,
+        class: Option<MediaClass>,
+        totals: bool,
+    ) {
         match class {
             Some(MediaClass::Image) => self.images += 1,
             Some(MediaClass::Document) => {
@@ -174,7 +294,7 @@ impl Tally {
             }
             _ => {}
         }
-        if let Some(limit) = limits.max_total {
+        if let Some(limit) = limits.max_total.filter(|_| totals) {
             self.total += limit.measure(candidate.byte_length);
         }
     }
@@ -398,6 +518,92 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn images_share_the_request_size_when_fitting() {
+        // 24 photos of 2.7 MB, 8000x8000, for Claude's direct API (32 MB a
+        // request): all of them stay, each to be fitted to 2000 px (more
+        // than 20 images) and within 32 MB / 24 of base64.
+        let photo = Candidate {
+            media_type: "image/png",
+            byte_length: 2_700_000,
+            dimensions: Some((8000, 8000)),
+            pages: None,
+        };
+        let limit = SizeLimit::Base64Chars(32_000_000);
+        let share = 32_000_000 / 24;
+        let verdicts = allot_fitting(&ANTHROPIC, &[photo; 24], true, 0);
+        let many = Some(ManyImagesRule {
+            max_side: 2000,
+            over: 20,
+        });
+        assert!(verdicts.iter().all(|v| *v
+            == Some(RequestExcess::Share {
+                limit,
+                images: 24,
+                share,
+                many
+            })));
+        // Without fitting, the first ones stay whole and the rest are held.
+        assert_eq!(kept(&allot(&ANTHROPIC, &[photo; 24])), 8);
+        // Within 2000 px: only the size is shared; a small image keeps its
+        // size and leaves the rest to the others.
+        let shot = Candidate {
+            dimensions: Some((1700, 1300)),
+            byte_length: 6_600_000,
+            ..photo
+        };
+        let mut candidates = vec![shot; 23];
+        candidates.push(png(10, 10));
+        let verdicts = allot_fitting(&ANTHROPIC, &candidates, true, 0);
+        let small = limit.measure(1000);
+        assert_eq!(verdicts[23], None);
+        assert_eq!(
+            verdicts[0],
+            Some(RequestExcess::Share {
+                limit,
+                images: 24,
+                share: (32_000_000 - small) / 23,
+                many: None
+            })
+        );
+        // A PDF takes its bytes first; the images share what it leaves.
+        let mut candidates = vec![pdf(3_000_000)];
+        candidates.extend([shot; 4]);
+        let verdicts = allot_fitting(&ANTHROPIC, &candidates, true, 0);
+        assert_eq!(verdicts[0], None);
+        assert!(matches!(
+            verdicts[1],
+            Some(RequestExcess::Share { images: 4, .. })
+        ));
+        // Images that fit at full size are left as they are.
+        assert_eq!(kept(&allot_fitting(&ANTHROPIC, &[shot; 3], true, 0)), 3);
+    }
+
+    #[test]
+    fn a_share_too_small_to_read_holds_images_in_order() {
+        // 100 images of 1 MB under a request limit of 10 MB: a share of
+        // 100 KB would be too small; the first ones stay whole, as without
+        // fitting.
+        let small_requests = Profile {
+            request: RequestLimits {
+                max_total: Some(SizeLimit::DecodedBytes(10_000_000)),
+                ..ANTHROPIC.request
+            },
+            ..ANTHROPIC
+        };
+        let image = Candidate {
+            media_type: "image/png",
+            byte_length: 1_000_000,
+            dimensions: Some((1000, 1000)),
+            pages: None,
+        };
+        let verdicts = allot_fitting(&small_requests, &[image; 100], true, 0);
+        assert_eq!(kept(&verdicts), 10);
+        assert!(verdicts
+            .iter()
+            .all(|v| !matches!(v, Some(RequestExcess::Share { .. }))));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use encoding_rs::Encoding;
 
 use crate::charset;
 use crate::media_type;
+use crate::note;
 use crate::payload::{Data, Payload, WHOLE_CHECK_LEN};
 use crate::sniff::{self, Family, PngRepair, Sniffed, Soundness};
 use crate::text::{self, TextEncoding};
@@ -167,7 +168,8 @@ fn classify_sniffed(
     if let Some(declared) = &c.declared_media_type {
         if !same_format(declared, sniffed.media_type) {
             c.mismatch = Some(format!(
-                "declared {declared} but the bytes are {}",
+                "declared {} but the bytes are {}",
+                note::server(declared),
                 sniffed.media_type
             ));
         }
@@ -235,7 +237,10 @@ fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut C
         }
         if let Some(declared) = c.declared_media_type.as_deref() {
             if media_type::names_binary_format(declared) {
-                c.mismatch = Some(format!("declared {declared} but the bytes are text"));
+                c.mismatch = Some(format!(
+                    "declared {} but the bytes are text",
+                    note::server(declared)
+                ));
             }
         }
         return;
@@ -244,13 +249,15 @@ fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut C
     if let Some(declared) = &c.declared_media_type {
         if declared_textual {
             c.defect = Some(format!(
-                "declared {declared} but the bytes are not text (neither UTF-8 nor UTF-16)"
+                "declared {} but the bytes are not text (neither UTF-8 nor UTF-16)",
+                note::server(declared)
             ));
         } else if declared_format_is_sniffable(declared) {
             // Not named after a format the bytes are not: the label and the
             // saved file's extension say unknown, the reason names the type.
             c.mismatch = Some(format!(
-                "declared {declared} but the bytes do not match that format"
+                "declared {} but the bytes do not match that format",
+                note::server(declared)
             ));
             c.media_type = OCTET_STREAM.into();
         }

@@ -10,7 +10,7 @@ use crate::image_fit::{self, FitImages, Target};
 use crate::media_type;
 use crate::note::{self, Label};
 use crate::payload::{Base64Output, Data, Payload};
-use crate::provider::Profile;
+use crate::provider::{Profile, SizeLimit};
 use crate::route::{self, Reason, Route};
 use crate::store::ToolOutputStore;
 use crate::text::{self, TextEncoding};
@@ -237,7 +237,8 @@ pub fn convert_without_disk_fitting(
 }
 
 /// A held-back attachment of a whole result made to fit `max_side` (the
-/// many-image rule) instead of saved; saved as [`spill_attachment`] does
+/// many-image rule) and its `share` of the request's size (a limit and the
+/// share, in that limit's unit) instead of saved; saved as [`spill_attachment`] does
 /// when it cannot be. `saved_original`: where the original already is, when
 /// `part` is the original of an image fitted once before (to a larger
 /// limit): it is fitted again from the original, which is not saved twice,
@@ -247,7 +248,8 @@ pub fn fit_attachment(
     part: &MediaPart,
     media_type: &str,
     reason: &Reason,
-    max_side: u32,
+    max_side: Option<u32>,
+    share: Option<(SizeLimit, u64)>,
     fit: FitImages,
     profile: &Profile,
     store: &ToolOutputStore,
@@ -255,7 +257,18 @@ pub fn fit_attachment(
     saved_original: Option<&str>,
 ) -> Converted {
     let target = route::fit_target(profile, fit.max_long_side).map(|t| Target {
-        max_side: Some(t.max_side.map_or(max_side, |m| m.min(max_side))),
+        max_side: match (t.max_side, max_side) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        },
+        // A share in base64 characters is 3 decoded bytes for every 4.
+        max_bytes: share.map_or(t.max_bytes, |(limit, share)| {
+            let decoded = match limit {
+                SizeLimit::DecodedBytes(_) => share,
+                SizeLimit::Base64Chars(_) => share / 4 * 3,
+            };
+            t.max_bytes.min(decoded)
+        }),
         ..t
     });
     let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {
@@ -912,6 +925,60 @@ mod tests {
         assert_eq!(
             std::fs::read_dir(dir.path().join("out")).unwrap().count(),
             1
+        );
+    }
+
+    #[test]
+    fn a_hostile_declared_type_is_escaped_and_cut_in_every_note() {
+        let (_dir, store) = store();
+        let bmp = b"BM\x3a\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x18\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00";
+        let mut state = 7u32;
+        let noise: Vec<u8> = (0..2000)
+            .map(|_| {
+                state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (state >> 16) as u8
+            })
+            .collect();
+        // Lower case: the declared type's essence is.
+        let tail = "\n]\u{1b}[2j\u{9b}31m\u{202e}(y)";
+        let shown_tail = "%0A%5D%1B%5B2j%C2%9B31m%E2%80%AE%28y%29";
+        let long = "b".repeat(100_000);
+        let cases: [(&[u8], String); 6] = [
+            // declared X but the bytes are image/bmp, which is not accepted
+            (bmp, format!("image/x{tail}")),
+            (bmp, format!("image/x{long}")),
+            // declared text/X but the bytes are not text
+            (&noise, format!("text/x{tail}")),
+            (&noise, format!("text/x{long}")),
+            // X is not accepted
+            (&noise, format!("application/x{tail}")),
+            (&noise, format!("application/x{long}")),
+        ];
+        for (bytes, declared) in cases {
+            let b64 = base64_data::encode(bytes);
+            let part = resource("file:///a", &declared, &b64);
+            let ModelPart::Text(note) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+                panic!("{declared:?} was attached");
+            };
+            assert_eq!(note.lines().count(), 1, "{note:?}");
+            assert_eq!(note.matches(']').count(), 1, "{note:?}");
+            assert!(
+                !note.chars().any(|c| c.is_control() || c == '\u{202e}'),
+                "{note:?}"
+            );
+            if declared.ends_with(tail) {
+                assert!(note.contains(shown_tail), "{note:?}");
+            } else {
+                // Twice a cut type, and the words around them.
+                assert!(note.len() < 1_400, "{} characters: {note}", note.len());
+            }
+        }
+        // classify's `problem` (inspect prints it) is escaped the same way.
+        let b64 = base64_data::encode(&noise);
+        let c = classify::classify(Payload::Base64(b64.as_bytes()), Some("text/x\u{1b}]"));
+        assert_eq!(
+            c.problem(),
+            Some("declared text/x%1B%5D but the bytes are not text (neither UTF-8 nor UTF-16)")
         );
     }
 

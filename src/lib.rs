@@ -30,6 +30,7 @@ pub mod route;
 pub mod save;
 pub mod sniff;
 pub mod store;
+pub mod structured;
 pub mod text;
 pub mod text_cap;
 pub mod tokens;

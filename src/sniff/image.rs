@@ -508,8 +508,11 @@ pub(super) fn check_webp(window: &Window) -> Result<(), String> {
         Some(kind) if &kind == b"VP8L" => head.get(20) == Some(&0x2F),
         Some(kind) if &kind == b"VP8X" => true,
         Some(kind) => {
-            let name = String::from_utf8_lossy(&kind).into_owned();
-            return Err(format!("corrupt WebP: unknown first chunk {name:?}"));
+            let name = String::from_utf8_lossy(&kind);
+            return Err(format!(
+                "corrupt WebP: unknown first chunk \"{}\"",
+                crate::note::server(&name)
+            ));
         }
         None => return Err("truncated WebP: header incomplete".into()),
     };
@@ -674,7 +677,16 @@ mod tests {
         longer.extend_from_slice(&[0; 4]);
         assert!(check_webp(&Window::whole(&longer)).is_err());
         let unknown = webp(b"ABCD", &[0; 10]);
-        assert!(check_webp(&Window::whole(&unknown)).is_err());
+        assert_eq!(
+            check_webp(&Window::whole(&unknown)),
+            Err("corrupt WebP: unknown first chunk \"ABCD\"".into())
+        );
+        // The file's four bytes are escaped as every server string in a note.
+        let hostile = webp(b"](\n\x1b", &[0; 10]);
+        assert_eq!(
+            check_webp(&Window::whole(&hostile)),
+            Err("corrupt WebP: unknown first chunk \"%5D%28%0A%1B\"".into())
+        );
     }
 
     #[test]

@@ -1,0 +1,155 @@
+'use strict'
+// A tool result's `structuredContent` as JSON text for the model, and the
+// same value with the same strings replaced, for an MCP client (the proxy).
+// Servers often repeat their content there: server-filesystem sends a file's
+// base64 or text both as a content part and inside `structuredContent`, so a
+// 4.5 MB image would come back as 6 million characters of JSON. Long strings
+// that repeat a content part, and long base64 strings, are replaced by short
+// markers; native code says what a long string becomes and writes every word.
+//
+// Each value is read once, from own enumerable properties only: JSON.stringify
+// would call a `toJSON` found on a polluted prototype.
+
+const { invalidArgument, own } = require('./own-objects.js')
+const { types } = require('node:util')
+
+const ReflectApply = Reflect.apply
+const ObjectKeys = Object.keys
+const ArrayIsArray = Array.isArray
+const JSONStringify = JSON.stringify
+const NumberIsFinite = Number.isFinite
+const DatePrototypeGetTime = Date.prototype.getTime
+const DatePrototypeToISOString = Date.prototype.toISOString
+const MapConstructor = Map
+const MapPrototypeGet = Map.prototype.get
+const MapPrototypeSet = Map.prototype.set
+const isDate = types.isDate
+
+/** Deeper `structuredContent` is refused: a cycle would never end. */
+const MAX_JSON_DEPTH = 1000
+
+/**
+ * The strings of a result's content parts that `structuredContent` may
+ * repeat, by length: `strings[i]` is the text or data of part `i` (or
+ * undefined). Only strings of at least `longChars` are kept.
+ */
+function repeatIndex(strings, longChars) {
+  const byLength = new MapConstructor()
+  for (let i = 0; i < strings.length; i++) {
+    const s = strings[i]
+    if (typeof s !== 'string' || s.length < longChars) continue
+    const same = ReflectApply(MapPrototypeGet, byLength, [s.length])
+    if (same === undefined) ReflectApply(MapPrototypeSet, byLength, [s.length, [[s, i]]])
+    else same.push([s, i])
+  }
+  return byLength
+}
+
+/** The 1-based number of the content part `s` repeats, or null. */
+function repeatedPart(s, byLength) {
+  const same = ReflectApply(MapPrototypeGet, byLength, [s.length])
+  if (same === undefined) return null
+  for (let i = 0; i < same.length; i++) if (same[i][0] === s) return same[i][1] + 1
+  return null
+}
+
+/**
+ * Walks a JSON value: `json` is its text (undefined for what JSON leaves
+ * out), `value` the value with long strings replaced (the value itself when
+ * none was). `markerOf(string, repeatsPart)` gives a long string's marker or
+ * null; counts go to `counts` when given (the model's view), else the value
+ * is written whole (the JSON saved beside the view).
+ */
+function walk(value, depth, walker) {
+  switch (typeof value) {
+    case 'string': {
+      if (walker.counts === undefined || value.length < walker.longChars) return { json: JSONStringify(value), value }
+      const repeats = repeatedPart(value, walker.byLength)
+      const marker = walker.markerOf(value, repeats)
+      if (marker === null) return { json: JSONStringify(value), value }
+      if (repeats !== null) walker.counts.repeats++
+      else walker.counts.base64++
+      return { json: JSONStringify(marker), value: marker }
+    }
+    case 'number':
+      return { json: NumberIsFinite(value) ? JSONStringify(value) : 'null', value }
+    case 'boolean':
+      return { json: value ? 'true' : 'false', value }
+    case 'bigint':
+      throw invalidArgument('`structuredContent` holds a BigInt, which JSON cannot carry')
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return { json: undefined, value }
+  }
+  if (value === null) return { json: 'null', value }
+  if (depth > MAX_JSON_DEPTH) throw invalidArgument('`structuredContent` is nested too deeply, or refers to itself')
+  if (isDate(value)) {
+    const json = NumberIsFinite(ReflectApply(DatePrototypeGetTime, value, [])) ? JSONStringify(ReflectApply(DatePrototypeToISOString, value, [])) : 'null'
+    return { json, value }
+  }
+  if (ArrayIsArray(value)) {
+    const length = value.length
+    let json = '['
+    let copy
+    for (let i = 0; i < length; i++) {
+      const item = own(value, i)
+      const out = walk(item, depth + 1, walker)
+      json += `${i === 0 ? '' : ','}${out.json === undefined ? 'null' : out.json}`
+      if (out.value !== item && copy === undefined) copy = copyUpTo(value, i)
+      if (copy !== undefined) copy.push(out.value)
+    }
+    return { json: `${json}]`, value: copy === undefined ? value : copy }
+  }
+  const keys = ObjectKeys(value)
+  let json = '{'
+  let first = true
+  let copy
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
+    const item = own(value, key)
+    const out = walk(item, depth + 1, walker)
+    if (out.value !== item && copy === undefined) copy = copyKeys(value, keys, i)
+    if (copy !== undefined) defineField(copy, key, out.value)
+    if (out.json === undefined) continue
+    json += `${first ? '' : ','}${JSONStringify(key)}:${out.json}`
+    first = false
+  }
+  return { json: `${json}}`, value: copy === undefined ? value : copy }
+}
+
+/** A new array of `list`'s first `end` elements. */
+function copyUpTo(list, end) {
+  const copy = []
+  for (let i = 0; i < end; i++) copy.push(own(list, i))
+  return copy
+}
+
+/** A new object with `object`'s first `end` keys. */
+function copyKeys(object, keys, end) {
+  const copy = {}
+  for (let i = 0; i < end; i++) defineField(copy, keys[i], own(object, keys[i]))
+  return copy
+}
+
+/** A plain own property, whatever setters Object.prototype holds (`__proto__` included). */
+function defineField(object, key, value) {
+  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true })
+}
+
+/**
+ * `structuredContent` as the model reads it: `json` with every long string
+ * that repeats one of `strings` (the content parts' text or data) or holds
+ * base64 replaced by its marker, `value` the same for an MCP client, and how
+ * many of each were replaced. `whole` is the JSON of the value as given,
+ * when anything was replaced (to be saved), else undefined.
+ */
+function structuredView(structured, strings, markerOf, longChars) {
+  const counts = { repeats: 0, base64: 0 }
+  const view = walk(structured, 0, { counts, byLength: repeatIndex(strings, longChars), markerOf, longChars })
+  const changed = counts.repeats + counts.base64 > 0
+  const whole = counts.base64 > 0 ? walk(structured, 0, { counts: undefined, longChars }).json : undefined
+  return { json: view.json, value: view.value, repeats: counts.repeats, base64: counts.base64, changed, whole }
+}
+
+module.exports = { structuredView }
