@@ -64,8 +64,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * (the entry keeps the caller's string), else a preview and a note naming
  * the whole text, saved in the store under `mediaType`'s extension. `how`:
  * `"sync"`, or `"async"` for a promise of it done on the libuv thread pool.
+ * `result`: the whole result the text is part of, if any (its saved files
+ * are not evicted for this one).
  */
-export declare function boundText(how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown): BoundedText | null | Promise<BoundedText | null>
+export declare function boundText(how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, result?: ResultHandle): BoundedText | null | Promise<BoundedText | null>
 
 /**
  * Check a conversion's `provider`, `outputDir` and `maxTextTokens` without
@@ -122,6 +124,12 @@ export declare function isUtf8(data: Uint8Array): boolean
 /** The note for a `resource` part without a `resource` object. */
 export declare function missingResourceText(): string
 
+/** A file `storeCleanup` removed. */
+export interface RemovedFile {
+  name: string
+  byteLength: number
+}
+
 /** The note for a `resource_link` part. */
 export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown): string
 
@@ -175,12 +183,16 @@ export interface SavedFile {
 /**
  * Save a text (UTF-8) in the conversion's store under `mediaType`'s
  * extension. `how`: `"sync"`, or `"async"` for a promise of it done on the
- * libuv thread pool.
+ * libuv thread pool. `result`: the whole result it is saved for, if any
+ * (its saved files are not evicted for this one, nor this one for them).
  */
-export declare function saveText(how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined): SavedFile | Promise<SavedFile>
+export declare function saveText(how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined, result?: ResultHandle): SavedFile | Promise<SavedFile>
 
-/** Delete a store's own files older than its retention; returns how many. */
-export declare function storeCleanup(store: StoreHandle): number
+/**
+ * Delete a store's own files older than its retention (and its temp files
+ * left by a crash); returns them, in name order.
+ */
+export declare function storeCleanup(store: StoreHandle): Array<RemovedFile>
 
 /** The folder a store saves in. */
 export declare function storeDir(store: StoreHandle): string

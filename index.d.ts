@@ -226,8 +226,10 @@ export declare class ToolOutputStore {
   save(data: Uint8Array | string, options?: SaveOptions): SavedFile
   /** `save` with the decoding and the write on the libuv thread pool, from a copy of the data. */
   saveAsync(data: Uint8Array | string, options?: SaveOptions): Promise<SavedFile>
-  /** Delete this store's own files older than the retention; returns how many. */
+  /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */
   cleanup(): number
+  /** `cleanup`, returning the files it removed (temp files included), in name order. */
+  cleanupFiles(): Array<{ name: string; byteLength: number }>
 }
 
 /** An MCP `CallToolResult`, as `client.callTool()` returns it. */

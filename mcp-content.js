@@ -191,9 +191,10 @@ function textOrLong(header, text, mediaType, options, uri) {
   return new LongText(header, text, mediaType, uri)
 }
 
-function boundText(how, long, options) {
+/** `result`: the native handle of the whole result the text is part of, whose saved files stay. */
+function boundText(how, long, options, result) {
   const { provider, outputDir, store, maxTextTokens } = options
-  return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens)
+  return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens, result)
 }
 
 /** `bounded`: null (within the cap) or `[previewAndNote, savedPath, savedByteLength]`. */
@@ -420,8 +421,13 @@ class ToolOutputStore {
     return native.storeSave('async', handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
   }
 
-  /** Delete this store's own files older than the retention; returns how many. */
+  /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */
   cleanup() {
+    return native.storeCleanup(storeHandle(this)).length
+  }
+
+  /** `cleanup`, returning the files it removed, in name order: `{ name, byteLength }` each. */
+  cleanupFiles() {
     return native.storeCleanup(storeHandle(this))
   }
 
@@ -524,8 +530,9 @@ function longStringMarker(string, repeatsPart) {
  * The structured content's text part (as readPart reads one): its JSON under
  * a line saying what was left out, the whole JSON saved first when base64
  * was. `saved` gets the saved file's entry. Async with `how` 'async'.
+ * `result`: the conversion's native handle, whose saved files stay.
  */
-function structuredText(how, view, settings, saved) {
+function structuredText(how, view, settings, saved, result) {
   if (!view.changed) return textOrLong('', view.json, 'application/json', settings)
   const withHeader = (file, error) => {
     if (file !== null) append(saved, { path: file.path, byteLength: file.byteLength, mediaType: 'application/json' })
@@ -537,13 +544,13 @@ function structuredText(how, view, settings, saved) {
   if (how === 'sync') {
     let file
     try {
-      file = native.saveText('sync', view.whole, 'application/json', outputDir, store)
+      file = native.saveText('sync', view.whole, 'application/json', outputDir, store, result)
     } catch (error) {
       return withHeader(null, savedError(error))
     }
     return withHeader(file, null)
   }
-  return ReflectApply(PromisePrototypeThen, native.saveText('async', view.whole, 'application/json', outputDir, store), [
+  return ReflectApply(PromisePrototypeThen, native.saveText('async', view.whole, 'application/json', outputDir, store, result), [
     (file) => withHeader(file, null),
     (error) => withHeader(null, savedError(error)),
   ])
@@ -589,16 +596,16 @@ function structuredEntrySync(job) {
   const view = job.read.structured
   if (view === undefined || structuredInText(job.read)) return undefined
   const saved = []
-  const read = structuredText('sync', view, job.settings, saved)
-  const entry = read instanceof LongText ? longTextEntry(boundText('sync', read, job.settings), read) : textEntry(read)
+  const read = structuredText('sync', view, job.settings, saved, job.handle)
+  const entry = read instanceof LongText ? longTextEntry(boundText('sync', read, job.settings, job.handle), read) : textEntry(read)
   return { entry, saved }
 }
 
 async function structuredEntryAsync(job) {
   if (structuredInText(job.read)) return undefined
   const saved = []
-  const read = await structuredText('async', job.read.structured, job.settings, saved)
-  const entry = read instanceof LongText ? longTextEntry(await boundText('async', read, job.settings), read) : textEntry(read)
+  const read = await structuredText('async', job.read.structured, job.settings, saved, job.handle)
+  const entry = read instanceof LongText ? longTextEntry(await boundText('async', read, job.settings, job.handle), read) : textEntry(read)
   return { entry, saved }
 }
 
@@ -776,7 +783,7 @@ function convertToolResultSync(result, options) {
     const read = reads[i]
     if (read === null) append(converted, null)
     else if (read instanceof Media) append(converted, fromResultAnswer(resultMedia('sync', job, read), read))
-    else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings), read))
+    else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings, job.handle), read))
     else append(converted, textEntry(read))
   }
   const structured = structuredEntrySync(job)
@@ -798,7 +805,7 @@ async function convertToolResult(result, options) {
   for (let i = 0; i < reads.length; i++) {
     const read = reads[i]
     if (read instanceof LongText) {
-      append(pending, [started(boundText('async', read, job.settings)), read])
+      append(pending, [started(boundText('async', read, job.settings, job.handle)), read])
       continue
     }
     if (!(read instanceof Media)) {
@@ -1107,11 +1114,16 @@ function draftField(snapshot, key, find, nested, found) {
   return snapshot
 }
 
+/** Anything but an object (null, a number, a string) is left as it is. */
+function isObject(value) {
+  return value !== null && typeof value === 'object'
+}
+
 /** The drafting of one message (or input item, given as its snapshot) of each history format. */
 const DRAFT = {
   __proto__: null,
   anthropic: (message, found) =>
-    draftField(message, 'content', anthropicFound, (block, f) => (own(block, 'type') === 'tool_result' ? draftField(block, 'content', anthropicFound, undefined, f) : undefined), found),
+    draftField(message, 'content', anthropicFound, (block, f) => (isObject(block) && own(block, 'type') === 'tool_result' ? draftField(block, 'content', anthropicFound, undefined, f) : undefined), found),
   'openai-responses': (item, found) => {
     if (item === null || typeof item !== 'object') return undefined
     if (own(item, 'type') === 'function_call_output') return draftField(item, 'output', responsesFound, undefined, found)

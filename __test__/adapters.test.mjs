@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
-import { loadBinding, tempDir, corpus, b64, makeWav, checkSavedNote } from './fixtures/index.mjs'
+import { loadBinding, tempDir, corpus, b64, makeWav, checkSavedNote, listFiles } from './fixtures/index.mjs'
 import { deepFreeze } from './fixtures/results.mjs'
 
 const m = loadBinding()
@@ -303,6 +303,6 @@ describe('repairHistory', () => {
     const { messages } = m.repairHistory(anthropicHistory(), { format: 'anthropic', store })
     const note = messages[2].content[0].content[2].text
     assert.ok(note.includes(store.dir), note)
-    assert.equal(fs.readdirSync(store.dir).length, 1)
+    assert.equal(listFiles(store.dir).length, 1)
   })
 })

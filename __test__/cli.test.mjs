@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadBinding, repoRoot, tempDir, corpus, corpusDir, parseSavedNote, cliPath as cli } from './fixtures/index.mjs'
+import { loadBinding, repoRoot, tempDir, corpus, corpusDir, parseSavedNote, listFiles, cliPath as cli } from './fixtures/index.mjs'
 import { makePng } from './fixtures/proxy-cases.mjs'
 
 const { ToolOutputStore } = loadBinding()
@@ -233,7 +233,7 @@ describe('mcp-content cleanup', () => {
     const lines = r.stdout.trim().split('\n')
     assert.equal(lines[0], `removed 2 files (14 B) from ${dir}; 1 kept`)
     assert.deepEqual(lines.slice(1).map((l) => l.trim().split(/\s+/)[0]), old.map((f) => path.basename(f.path)).sort())
-    assert.deepEqual(fs.readdirSync(dir).sort(), [path.basename(fresh.path), 'notes.txt'].sort())
+    assert.deepEqual(listFiles(dir), [path.basename(fresh.path), 'notes.txt'].sort())
   })
 
   test('--json, and --retention-days 0 removes every own file', async (t) => {
@@ -244,9 +244,24 @@ describe('mcp-content cleanup', () => {
     assert.equal(out.count, 3)
     assert.deepEqual(out.removed.map((f) => f.name), [...old, fresh].map((f) => path.basename(f.path)).sort())
     assert.deepEqual(out.removed.map((f) => f.byteLength).sort(), [5, 7, 7])
-    assert.deepEqual(fs.readdirSync(dir), ['notes.txt'])
+    assert.deepEqual(listFiles(dir), ['notes.txt'])
     const again = JSON.parse((await run(['cleanup', '--json', dir])).stdout)
     assert.deepEqual([again.count, again.removed], [0, []])
+  })
+
+  test('--json lists every file it removed, a temp file a crash left included; a .bak copy is not the store\'s', async (t) => {
+    const { dir, old, fresh } = storeWithFiles(t)
+    const past = new Date(Date.now() - 10 * 24 * 3600 * 1000)
+    const temp = `.tool_tmp_0000000001_${'0'.repeat(19)}1_000000001`
+    const bak = `${path.basename(old[0].path)}.bak`
+    for (const [name, text] of [[temp, 'half'], [bak, 'a copy']]) {
+      fs.writeFileSync(path.join(dir, name), text)
+      fs.utimesSync(path.join(dir, name), past, past)
+    }
+    const out = JSON.parse((await run(['cleanup', '--json', dir])).stdout)
+    assert.deepEqual(out.removed, [temp, ...old.map((f) => path.basename(f.path))].sort().map((name) => ({ name, byteLength: name === temp ? 4 : 7 })))
+    assert.equal(out.count, 3)
+    assert.deepEqual(listFiles(dir), [bak, path.basename(fresh.path), 'notes.txt'].sort())
   })
 
   test('the default store, in a TMPDIR of its own', async (t) => {

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import { loadBinding, corpus, tempDir, b64, makePng, canonicalBase64Length } from './fixtures/index.mjs'
+import { loadBinding, corpus, tempDir, b64, makePng, canonicalBase64Length, listFiles } from './fixtures/index.mjs'
 
 const require = createRequire(import.meta.url)
 const sharp = require('sharp')
@@ -432,7 +432,7 @@ describe('whole tool results', () => {
       assert.deepEqual([img.width, img.height], [128, 2000])
       assert.deepEqual(r.saved.map((s) => s.path), [note.path])
       assert.ok(fs.readFileSync(note.path).equals(tall))
-      assert.equal(fs.readdirSync(dir).length, 1, 'the original is saved once')
+      assert.equal(listFiles(dir).length, 1, 'the original is saved once')
       r.content.slice(2).forEach((p, i) => assert.equal(p.data, b64(small[i])))
     }
   })
@@ -451,7 +451,7 @@ describe('whole tool results', () => {
       const path = /saved to (.+)\]$/.exec(last)[1]
       assert.deepEqual(r.saved.map((s) => s.path), [path])
       assert.ok(fs.readFileSync(path).equals(tall))
-      assert.equal(fs.readdirSync(dir).length, 1, 'the original is saved once')
+      assert.equal(listFiles(dir).length, 1, 'the original is saved once')
     }
   })
 

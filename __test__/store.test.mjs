@@ -239,25 +239,25 @@ describe('ToolOutputStore size cap', () => {
       // 4 MiB in all, 0.4 MiB kept free: 3.8 MiB is refused before a byte is written.
       assert.throws(() => s.save(Buffer.alloc(3.8 * MiB, 1)), (e) => e.code === 'STORE_NO_SPACE' && /not enough free space in .*: 3984588 bytes to write, \d+ available, 419430 kept free/.test(e.message))
       await assert.rejects(s.saveAsync(b64(Buffer.alloc(3.8 * MiB, 2))), (e) => e.code === 'STORE_NO_SPACE')
-      assert.deepEqual(fs.readdirSync(mountPoint), [])
+      assert.deepEqual(listFiles(mountPoint), [])
       const first = s.save(Buffer.alloc(1.5 * MiB, 3))
       const second = await s.saveAsync(Buffer.alloc(1.5 * MiB, 4))
       assert.throws(() => s.save(Buffer.alloc(1.5 * MiB, 5)), (e) => e.code === 'STORE_NO_SPACE')
-      assert.deepEqual(fs.readdirSync(mountPoint).sort(), [path.basename(first.path), path.basename(second.path)].sort())
+      assert.deepEqual(listFiles(mountPoint), [path.basename(first.path), path.basename(second.path)].sort())
       assert.equal(fs.readFileSync(second.path).equals(Buffer.alloc(1.5 * MiB, 4)), true)
       // A spill that does not fit: a note saying why, no file.
       const zip = corpus('fixture.zip')
       const big = Buffer.concat([zip, Buffer.alloc(1.5 * MiB)])
       const note = loadBinding().toContent({ type: 'resource', resource: { uri: 'file:///a.zip', mimeType: 'application/zip', blob: b64(big) } }, { store: s })
       assert.match(note.text, /could not be saved: not enough free space in /)
-      assert.equal(fs.readdirSync(mountPoint).length, 2)
+      assert.equal(listFiles(mountPoint).length, 2)
       // Another writer fills the disk: the next save is refused, nothing
       // left behind (ENOSPC in the middle of a write: store.rs, /dev/full).
       fs.unlinkSync(first.path)
       const filler = path.join(mountPoint, 'other-writer')
       spawnSync('sh', ['-c', `dd if=/dev/zero of='${filler}' bs=64k 2>/dev/null; true`])
       assert.throws(() => s.save(Buffer.alloc(1024, 6)), (e) => e.code === 'STORE_NO_SPACE')
-      assert.deepEqual(fs.readdirSync(mountPoint).sort(), [path.basename(second.path), 'other-writer'].sort())
+      assert.deepEqual(listFiles(mountPoint), [path.basename(second.path), 'other-writer'].sort())
     } finally {
       spawnSync('umount', [mountPoint])
       fs.rmSync(mountPoint, { recursive: true, force: true })

@@ -8,9 +8,9 @@ const { EXIT, CliError, colours, formatBytes, jsonText, printable, usageError } 
 
 const HELP = `Usage: mcp-content cleanup [options] [dir]
 
-Removes the store's own files (tool_*) older than the retention from dir (default: the per-user
-temp store, <tmpdir>/mcp-content-<uid>/tool-output) and lists what it removed. Nothing else in
-the folder is touched.
+Removes the store's own files (tool_<id>[.<ext>], and .tool_tmp_* files a crash left) older than
+the retention from dir (default: the per-user temp store, <tmpdir>/mcp-content-<uid>/tool-output)
+and lists every file it removed. Nothing else in the folder is touched.
 
 Options:
   --retention-days <n>   how old a file must be to go (default 7; 0: every own file)
@@ -21,26 +21,25 @@ Options:
 Exit codes: 0 done (also when nothing was old enough), 1 the folder cannot be used,
 2 bad command line.`
 
-/** The store's own files (`tool_*` regular files) with their sizes. */
-function ownFiles(dir) {
-  const files = new Map()
+/** How many `tool_*` regular files are left in `dir` (for the summary line). */
+function filesLeft(dir) {
   let names
   try {
     names = fs.readdirSync(dir)
   } catch (error) {
-    if (error.code === 'ENOENT') return files
+    if (error.code === 'ENOENT') return 0
     throw error
   }
+  let left = 0
   for (const name of names) {
     if (!name.startsWith('tool_')) continue
     try {
-      const st = fs.lstatSync(path.join(dir, name))
-      if (st.isFile()) files.set(name, st.size)
+      if (fs.lstatSync(path.join(dir, name)).isFile()) left++
     } catch {
       // gone meanwhile
     }
   }
-  return files
+  return left
 }
 
 async function run(args) {
@@ -64,19 +63,17 @@ async function run(args) {
   if (dir !== undefined && !fs.existsSync(dir)) throw new CliError(`no such folder: ${dir}`)
   if (dir !== undefined && !fs.statSync(dir).isDirectory()) throw new CliError(`not a folder: ${dir}`)
   const store = positionals[0] === undefined ? new mcp.ToolOutputStore(undefined, storeOptions) : new mcp.ToolOutputStore(positionals[0], storeOptions)
-  const before = ownFiles(store.dir)
-  const count = store.cleanup()
-  const after = ownFiles(store.dir)
-  // What was there and is gone: the retention's work (another process removing files meanwhile aside).
-  const removed = [...before].filter(([name]) => !after.has(name)).map(([name, byteLength]) => ({ name, byteLength }))
-  removed.sort((a, b) => (a.name < b.name ? -1 : 1))
+  // Exactly what the store removed, temp files included, in name order.
+  const removed = store.cleanupFiles()
+  const count = removed.length
+  const left = filesLeft(store.dir)
   if (values.json) {
     process.stdout.write(`${jsonText({ dir: store.dir, removed, count })}\n`)
     return EXIT.OK
   }
   const c = colours(process.stdout, { noColor: values['no-color'] === true })
   const total = removed.reduce((sum, f) => sum + f.byteLength, 0)
-  const lines = [`${c.bold(`removed ${count} file${count === 1 ? '' : 's'}`)}${count > 0 ? ` (${formatBytes(total)})` : ''} from ${printable(store.dir)}; ${after.size} kept`]
+  const lines = [`${c.bold(`removed ${count} file${count === 1 ? '' : 's'}`)}${count > 0 ? ` (${formatBytes(total)})` : ''} from ${printable(store.dir)}; ${left} kept`]
   for (const f of removed) lines.push(`  ${printable(f.name)}  ${c.dim(formatBytes(f.byteLength))}`)
   process.stdout.write(`${lines.join('\n')}\n`)
   return EXIT.OK

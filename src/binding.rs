@@ -441,11 +441,14 @@ pub fn check_options(
 /// (the entry keeps the caller's string), else a preview and a note naming
 /// the whole text, saved in the store under `mediaType`'s extension. `how`:
 /// `"sync"`, or `"async"` for a promise of it done on the libuv thread pool.
+/// `result`: the whole result the text is part of, if any (its saved files
+/// are not evicted for this one).
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown",
+    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: unknown, provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, result?: ResultHandle",
     ts_return_type = "BoundedText | null | Promise<BoundedText | null>"
 )]
+#[allow(clippy::too_many_arguments)]
 pub fn bound_text(
     how: Unknown,
     text: Unknown,
@@ -454,9 +457,13 @@ pub fn bound_text(
     output_dir: Option<Unknown>,
     store: Option<Unknown>,
     max_text_tokens: Option<Unknown>,
+    result: Option<Unknown>,
 ) -> Result<Either<Option<BoundedAnswer>, AsyncTask<BoundTextTask>>, String> {
     let how = string_arg(Some(how), "how")?;
-    let settings = settings(provider, output_dir, store, max_text_tokens, FitImages::OFF)?;
+    let mut settings = settings(provider, output_dir, store, max_text_tokens, FitImages::OFF)?;
+    if let Some(result) = result.filter(|v| !is_nullish(v).unwrap_or(false)) {
+        settings.store = Arc::new(settings.store.keeping(&plan_of(&result)?.kept));
+    }
     let media_type = string_arg(media_type, "mediaType")?;
     let text = string_arg(Some(text), "text")?.unwrap_or_default();
     let task = BoundTextTask {
@@ -882,6 +889,19 @@ pub struct ResultPlan {
     prior_images: u32,
     candidates: Vec<OwnedCandidate>,
     verdicts: Vec<Verdict>,
+    /// What this result saved: never evicted to make room for its next file.
+    kept: Arc<store::KeptFiles>,
+}
+
+/// The store a result's conversion saves in, keeping what it saved.
+fn result_store(
+    plan: &ResultPlan,
+    output_dir: Option<Unknown>,
+    store: Option<Unknown>,
+) -> Result<Arc<store::ToolOutputStore>, String> {
+    Ok(Arc::new(
+        store_setting(output_dir, store)?.keeping(&plan.kept),
+    ))
 }
 
 struct OwnedCandidate {
@@ -970,6 +990,7 @@ pub fn result_new(
         prior_images,
         candidates: Vec::new(),
         verdicts: Vec::new(),
+        kept: Arc::default(),
     }))
 }
 
@@ -1177,7 +1198,7 @@ pub fn result_media<'env>(
         profile: plan.profile,
         text_cap: text_cap_arg(max_text_tokens)?,
         fit: plan.fit,
-        store: store_setting(output_dir, store)?,
+        store: result_store(plan, output_dir, store)?,
         style: style(plan.defer),
     };
     let data = DataArg::read(data, data_text_arg(data_is_latin1)?)?;
@@ -1434,7 +1455,7 @@ pub fn result_spill<'env>(
         profile: plan.profile,
         fit: plan.fit,
         defer: plan.defer,
-        store: store_setting(output_dir, store)?,
+        store: result_store(plan, output_dir, store)?,
         style: style(plan.defer),
         saved_original,
     };
@@ -1730,13 +1751,27 @@ pub fn store_save(
     }
 }
 
-/// Delete a store's own files older than its retention; returns how many.
+/// A file `storeCleanup` removed.
+#[napi(object, object_from_js = false)]
+pub struct RemovedFile {
+    pub name: String,
+    pub byte_length: f64,
+}
+
+/// Delete a store's own files older than its retention (and its temp files
+/// left by a crash); returns them, in name order.
 #[napi(catch_unwind, ts_args_type = "store: StoreHandle")]
-pub fn store_cleanup(store: Unknown) -> Result<u32, String> {
+pub fn store_cleanup(store: Unknown) -> Result<Vec<RemovedFile>, String> {
     let store = store_of(&store)?;
     guarded(|| {
-        let removed = store.cleanup().map_err(store_error)?;
-        Ok(u32::try_from(removed).unwrap_or(u32::MAX))
+        let removed = store.cleanup_files().map_err(store_error)?;
+        Ok(removed
+            .into_iter()
+            .map(|file| RemovedFile {
+                name: file.name,
+                byte_length: file.byte_length as f64,
+            })
+            .collect())
     })
 }
 
@@ -1799,10 +1834,11 @@ pub fn structured_header(
 
 /// Save a text (UTF-8) in the conversion's store under `mediaType`'s
 /// extension. `how`: `"sync"`, or `"async"` for a promise of it done on the
-/// libuv thread pool.
+/// libuv thread pool. `result`: the whole result it is saved for, if any
+/// (its saved files are not evicted for this one, nor this one for them).
 #[napi(
     catch_unwind,
-    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined",
+    ts_args_type = "how: 'sync' | 'async', text: string, mediaType: string, outputDir: unknown, store: StoreHandle | undefined, result?: ResultHandle",
     ts_return_type = "SavedFile | Promise<SavedFile>"
 )]
 pub fn save_text(
@@ -1811,11 +1847,15 @@ pub fn save_text(
     media_type: Option<Unknown>,
     output_dir: Option<Unknown>,
     store: Option<Unknown>,
+    result: Option<Unknown>,
 ) -> Result<Either<SavedFile, AsyncTask<SaveTextTask>>, String> {
     let how = string_arg(Some(how), "how")?;
     let media_type = string_arg(media_type, "mediaType")?;
     let text = string_arg(Some(text), "text")?.unwrap_or_default();
-    let store = store_setting(output_dir, store)?;
+    let store = match result.filter(|v| !is_nullish(v).unwrap_or(false)) {
+        Some(result) => result_store(plan_of(&result)?, output_dir, store)?,
+        None => store_setting(output_dir, store)?,
+    };
     let task = SaveTextTask {
         text,
         extension: media_type::extension(media_type.as_deref().unwrap_or("text/plain")),

@@ -63,11 +63,22 @@
 //!
 //! A store holds at most `max_bytes` (default [`DEFAULT_MAX_BYTES`]) in its
 //! own files (`tool_<id>[.<ext>]` regular files, whoever wrote them): before a
-//! new file is named, the oldest of them are removed until it fits. The
-//! folder is listed only when this store's running total says the cap may be
-//! reached, so other processes writing the same folder can push it over the
-//! cap until then. A blob larger than the whole cap is refused
-//! (`STORE_OVER_CAP`) without being written when its size is known first.
+//! new file is named, the oldest of them are removed until it fits. Files a
+//! [`KeptFiles`] set names (those one conversion saved: see
+//! [`ToolOutputStore::keeping`]) are never removed to make room for another
+//! file of the same set; when nothing else can go, the save fails
+//! (`STORE_OVER_CAP`) and the part's note says it could not be saved. A blob
+//! larger than the whole cap is refused (`STORE_OVER_CAP`) without being
+//! written when its size is known first.
+//!
+//! The cap holds across threads and processes: each save (write, room made,
+//! name claimed) runs under an exclusive lock of the folder's lock file
+//! `.tool_lock` (`flock`, `LockFileEx`), which also holds the folder's running
+//! total, so the folder is listed only when that total says the cap may be
+//! reached, whichever store or process saved last. The folder therefore never
+//! holds more than `max_bytes` plus the one file being written. Files put
+//! there by anything but a store are counted at the next listing. WASI has no
+//! file locks: there saves are not serialized across processes.
 //!
 //! # Free space
 //!
@@ -85,21 +96,24 @@
 //!
 //! | code                      | meaning                                                    |
 //! |---------------------------|------------------------------------------------------------|
-//! | `INVALID_ARGUMENT`          | bad `retention_days` or extension                          |
+//! | `INVALID_ARGUMENT`        | bad `retention_days` or extension                          |
 //! | `STORE_PERMISSION_DENIED` | the OS refused access, or the default folder is unsafe     |
 //! | `STORE_NO_SPACE`          | disk full or too little free space, quota, file too large  |
 //! | `STORE_READ_ONLY`         | the file system is read-only                               |
 //! | `STORE_NOT_A_DIRECTORY`   | the folder path (or a parent of it) is not a folder        |
 //! | `STORE_SOURCE_FAILED`     | the `write` closure of `save_with` failed on its own       |
-//! | `STORE_OVER_CAP`          | one blob is larger than the store's whole size cap         |
+//! | `STORE_OVER_CAP`          | one blob is larger than the store's whole size cap, or the |
+//! |                           | files of its own conversion fill the cap                   |
 //! | `STORE_IO`                | any other I/O error                                        |
 
+use std::collections::HashSet;
+use std::ffi::OsString;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Free space a save leaves on the file system, at least (a tenth of the
@@ -119,6 +133,10 @@ pub const MAX_EXTENSION_LEN: usize = 32;
 
 const FILE_PREFIX: &str = "tool_";
 const TEMP_PREFIX: &str = ".tool_tmp_";
+/// The folder's lock file, which also holds its running total.
+pub const LOCK_NAME: &str = ".tool_lock";
+/// Marks a running total as written whole (see [`FolderLock::total`]).
+const TOTAL_CHECK: u64 = 0x6d63_702d_746f_7461;
 /// Digit groups of a final id: milliseconds, sequence, pid.
 const ID_GROUPS: [usize; 3] = [13, 6, 10];
 /// Digit groups of a temp name: pid, sequence, nanoseconds.
@@ -140,6 +158,7 @@ const ACTION_WRITE_FILE: &str = "write a file in";
 const ACTION_NAME_FILE: &str = "name a file in";
 const ACTION_PRODUCE: &str = "produce the content of a file in";
 const ACTION_READ_FOLDER: &str = "read folder";
+const ACTION_LOCK_FOLDER: &str = "lock folder";
 
 /// Failure of a store operation.
 #[derive(Debug)]
@@ -148,6 +167,8 @@ pub enum StoreError {
     InvalidOption(String),
     /// One blob larger than the store's whole size cap.
     OverCap { byte_length: u64, max_bytes: u64 },
+    /// The cap is filled by files kept for the same conversion.
+    CapTaken { byte_length: u64, max_bytes: u64 },
     /// Writing the blob would leave less than the reserve free on the disk.
     NoSpace {
         byte_length: u64,
@@ -169,7 +190,7 @@ impl StoreError {
     pub fn code(&self) -> &'static str {
         match self {
             StoreError::InvalidOption(_) => "INVALID_ARGUMENT",
-            StoreError::OverCap { .. } => "STORE_OVER_CAP",
+            StoreError::OverCap { .. } | StoreError::CapTaken { .. } => "STORE_OVER_CAP",
             StoreError::NoSpace { .. } => "STORE_NO_SPACE",
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
@@ -204,6 +225,14 @@ impl fmt::Display for StoreError {
                 f,
                 "{byte_length} bytes is over the store's size cap of {max_bytes} bytes"
             ),
+            StoreError::CapTaken {
+                byte_length,
+                max_bytes,
+            } => write!(
+                f,
+                "{byte_length} bytes would pass the store's size cap of {max_bytes} bytes, \
+                 which files this result saved already fill"
+            ),
             StoreError::NoSpace {
                 byte_length,
                 available,
@@ -228,9 +257,33 @@ impl std::error::Error for StoreError {
         match self {
             StoreError::InvalidOption(_)
             | StoreError::OverCap { .. }
+            | StoreError::CapTaken { .. }
             | StoreError::NoSpace { .. } => None,
             StoreError::Io { source, .. } => Some(source),
         }
+    }
+}
+
+/// A file [`ToolOutputStore::cleanup_files`] removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    /// Its name in the store's folder.
+    pub name: String,
+    /// Its size when it was removed.
+    pub byte_length: u64,
+}
+
+/// Names of the files one conversion saved: a store [`keeping`] them never
+/// removes them to make room (so no note of that conversion names a file it
+/// deleted). Shared by the stores of one conversion, dropped with it.
+///
+/// [`keeping`]: ToolOutputStore::keeping
+#[derive(Debug, Default)]
+pub struct KeptFiles(Mutex<HashSet<OsString>>);
+
+impl KeptFiles {
+    fn names(&self) -> std::sync::MutexGuard<'_, HashSet<OsString>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -255,10 +308,8 @@ pub struct ToolOutputStore {
     /// The folder was prepared (created / checked) by this store.
     ready: AtomicBool,
     max_bytes: u64,
-    /// Bytes in the folder's own files as last counted plus what this store
-    /// saved since; `None` until first counted. The lock also keeps two
-    /// saves of this store from evicting at once.
-    usage: Mutex<Option<u64>>,
+    /// Files this store saves and never removes to make room.
+    kept: Option<Arc<KeptFiles>>,
 }
 
 /// Make `dir` absolute and drop `.`/`..` lexically (as `path.resolve`
@@ -317,8 +368,21 @@ impl ToolOutputStore {
             default_user,
             ready: AtomicBool::new(false),
             max_bytes: DEFAULT_MAX_BYTES,
-            usage: Mutex::new(None),
+            kept: None,
         })
+    }
+
+    /// The same store, remembering in `kept` what it saves and never
+    /// removing those files to make room (see [`KeptFiles`]).
+    pub fn keeping(&self, kept: &Arc<KeptFiles>) -> ToolOutputStore {
+        ToolOutputStore {
+            dir: self.dir.clone(),
+            retention: self.retention,
+            default_user: self.default_user.clone(),
+            ready: AtomicBool::new(self.ready.load(Ordering::Acquire)),
+            max_bytes: self.max_bytes,
+            kept: Some(Arc::clone(kept)),
+        }
     }
 
     /// The same store with a size cap of `max_bytes` (default
@@ -352,18 +416,19 @@ impl ToolOutputStore {
 
     /// Writes `data` to a new file `tool_<id>.<extension>` (no dot when
     /// `extension` is empty). `extension` is given without its leading dot
-    /// and may only hold ASCII letters, digits, `-`, `_` and inner dots (at
+    /// and may only hold ASCII letters, digits, `-` and `_`, no dot (at
     /// most [`MAX_EXTENSION_LEN`] bytes).
     pub fn save(&self, data: &[u8], extension: &str) -> Result<Saved, StoreError> {
         check_extension(extension)?;
         self.check_fits(data.len() as u64)?;
+        let lock = self.lock()?;
         let (tmp, mut file) = self.create_temp()?;
         if let Err(e) = file.write_all(data) {
             drop(file);
             discard(&tmp);
             return Err(StoreError::io(ACTION_WRITE_FILE, &self.dir, e));
         }
-        self.finish(tmp, file, data.len() as u64, extension)
+        self.finish(&lock, tmp, file, data.len() as u64, extension)
     }
 
     /// Like [`save`](Self::save), but the content is streamed into the file
@@ -376,8 +441,9 @@ impl ToolOutputStore {
         write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
     ) -> Result<Saved, StoreError> {
         check_extension(extension)?;
+        let lock = self.lock()?;
         let (tmp, file) = self.create_temp()?;
-        self.stream_and_finish(tmp, file, extension, write)
+        self.stream_and_finish(&lock, tmp, file, extension, write)
     }
 
     /// The rest of `save_with`: streams into the open temp file `file`
@@ -385,6 +451,7 @@ impl ToolOutputStore {
     /// test can hand it a file that fails every write.
     fn stream_and_finish(
         &self,
+        lock: &FolderLock,
         tmp: PathBuf,
         file: File,
         extension: &str,
@@ -423,7 +490,7 @@ impl ToolOutputStore {
                 return Err(StoreError::io(ACTION_WRITE_FILE, &self.dir, e));
             }
         };
-        self.finish(tmp, file, written, extension)
+        self.finish(lock, tmp, file, written, extension)
     }
 
     /// Deletes this store's expired files: regular files directly in the
@@ -436,21 +503,32 @@ impl ToolOutputStore {
     /// that cannot be removed (or vanished meanwhile) is skipped; only
     /// failing to list the folder is an error.
     pub fn cleanup(&self) -> Result<usize, StoreError> {
+        self.cleanup_files().map(|removed| removed.len())
+    }
+
+    /// [`cleanup`](Self::cleanup), telling which files it removed (temp
+    /// files included), in name order.
+    pub fn cleanup_files(&self) -> Result<Vec<Removed>, StoreError> {
+        // Under the folder's lock when it has one: no save of a store is in
+        // flight meanwhile, and the running total is kept right.
+        let lock = FolderLock::acquire(&self.dir, false).ok().flatten();
         let entries = match fs::read_dir(&self.dir) {
             Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(StoreError::io(ACTION_READ_FOLDER, &self.dir, e)),
         };
         let now = SystemTime::now();
         // `None`: nothing can be that old (retention saturated to "never").
         let cutoff = now.checked_sub(self.retention);
         let temp_cutoff = now.checked_sub(self.retention.max(TEMP_MIN_AGE));
-        let mut removed = 0;
+        let mut removed = Vec::new();
+        let mut own_bytes: u64 = 0;
         for entry in entries {
             let Ok(entry) = entry else { continue };
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            let cutoff = if is_own_file_name(name) {
+            let own = is_own_file_name(name);
+            let cutoff = if own {
                 cutoff
             } else if is_own_temp_name(name) {
                 temp_cutoff
@@ -458,12 +536,12 @@ impl ToolOutputStore {
                 continue;
             };
             let Some(cutoff) = cutoff else { continue };
-            // `DirEntry::file_type` / `metadata` do not follow symlinks.
-            match entry.file_type() {
-                Ok(t) if t.is_file() => {}
-                _ => continue,
+            // `DirEntry::metadata` does not follow symlinks.
+            let Ok(meta) = entry.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
             }
-            let Ok(modified) = entry.metadata().and_then(|m| m.modified()) else {
+            let Ok(modified) = meta.modified() else {
                 continue;
             };
             if modified >= cutoff {
@@ -472,10 +550,47 @@ impl ToolOutputStore {
             // `remove_file` unlinks the name itself; it never touches what a
             // symlink (swapped in meanwhile) would point to.
             if fs::remove_file(entry.path()).is_ok() {
-                removed += 1;
+                if own {
+                    own_bytes = own_bytes.saturating_add(meta.len());
+                }
+                removed.push(Removed {
+                    name: name.to_string(),
+                    byte_length: meta.len(),
+                });
             }
         }
+        if let Some(lock) = &lock {
+            if let Some(total) = lock.total() {
+                lock.set_total(total.saturating_sub(own_bytes));
+            }
+        }
+        removed.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(removed)
+    }
+
+    /// Locks the folder (creating it and its lock file if needed) for one
+    /// save; the lock lasts as long as the value.
+    fn lock(&self) -> Result<FolderLock, StoreError> {
+        if !self.ready.load(Ordering::Acquire) {
+            self.prepare_dir()?;
+        }
+        let locked = match FolderLock::acquire(&self.dir, true) {
+            // The folder vanished (e.g. a temp cleaner): recreate it once.
+            Err((_, e)) if e.kind() == io::ErrorKind::NotFound => {
+                self.prepare_dir()?;
+                FolderLock::acquire(&self.dir, true)
+            }
+            other => other,
+        };
+        match locked {
+            Ok(Some(lock)) => Ok(lock),
+            Ok(None) => Err(StoreError::io(
+                ACTION_CREATE_FILE,
+                &self.dir,
+                io::ErrorKind::NotFound.into(),
+            )),
+            Err((action, e)) => Err(StoreError::io(action, &self.dir, e)),
+        }
     }
 
     /// Creates and opens a fresh temp file (creating the folder if needed).
@@ -502,9 +617,11 @@ impl ToolOutputStore {
         }
     }
 
-    /// Closes the complete temp file and gives it its final name.
+    /// Closes the complete temp file, makes room for it and gives it its
+    /// final name, under the folder's `lock`.
     fn finish(
         &self,
+        lock: &FolderLock,
         tmp: PathBuf,
         file: File,
         byte_length: u64,
@@ -513,19 +630,27 @@ impl ToolOutputStore {
         // Closing reports nothing in std; data is already in the OS cache
         // (see the module docs on fsync).
         drop(file);
-        let mut usage = self.usage.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = self.make_room(&mut usage, byte_length) {
-            discard(&tmp);
-            return Err(e);
-        }
+        let total = match self.make_room(lock, byte_length) {
+            Ok(total) => total,
+            Err(e) => {
+                discard(&tmp);
+                return Err(e);
+            }
+        };
+        // Counted before it is named: a crash between the two leaves the
+        // total too high (a listing sooner), never too low.
+        lock.set_total(total.saturating_add(byte_length));
         match publish(&tmp, &self.dir, |collisions| {
             final_name(&next_id(collisions), extension)
         }) {
             Ok(path) => {
-                *usage = usage.map(|u| u.saturating_add(byte_length));
+                if let (Some(kept), Some(name)) = (&self.kept, path.file_name()) {
+                    kept.names().insert(name.to_os_string());
+                }
                 Ok(Saved { path, byte_length })
             }
             Err(e) => {
+                lock.set_total(total);
                 discard(&tmp);
                 Err(StoreError::io(ACTION_NAME_FILE, &self.dir, e))
             }
@@ -573,27 +698,49 @@ impl ToolOutputStore {
     }
 
     /// Removes the oldest own files until `incoming` more bytes fit under the
-    /// cap. `usage` is the running total (see the module docs).
-    fn make_room(&self, usage: &mut Option<u64>, incoming: u64) -> Result<(), StoreError> {
+    /// cap, never one this store keeps; returns the bytes of own files left.
+    /// The folder is listed only when the running total in `lock` is
+    /// unknown or says the cap may be reached.
+    fn make_room(&self, lock: &FolderLock, incoming: u64) -> Result<u64, StoreError> {
         // The file is written already: only the cap is checked here.
         self.check_cap(incoming)?;
-        if usage.is_some_and(|u| u.saturating_add(incoming) <= self.max_bytes) {
-            return Ok(());
+        if let Some(total) = lock.total() {
+            if total.saturating_add(incoming) <= self.max_bytes {
+                return Ok(total);
+            }
         }
+        count_listing();
         let mut files = own_files(&self.dir);
         let mut total: u64 = files.iter().map(|(_, len)| len).sum();
+        let kept = self.kept.as_ref().map(|kept| kept.names());
+        let is_kept = |path: &Path| {
+            kept.as_ref()
+                .is_some_and(|names| path.file_name().is_some_and(|n| names.contains(n)))
+        };
+        let kept_bytes: u64 = files
+            .iter()
+            .filter(|(path, _)| is_kept(path))
+            .map(|(_, len)| len)
+            .sum();
+        // Nothing is removed for a file that cannot fit anyway.
+        if kept_bytes.saturating_add(incoming) > self.max_bytes {
+            lock.set_total(total);
+            return Err(StoreError::CapTaken {
+                byte_length: incoming,
+                max_bytes: self.max_bytes,
+            });
+        }
         // Names sort in creation order: the oldest go first.
         files.sort();
         for (path, len) in files {
             if total.saturating_add(incoming) <= self.max_bytes {
                 break;
             }
-            if fs::remove_file(&path).is_ok() {
+            if !is_kept(&path) && fs::remove_file(&path).is_ok() {
                 total -= len;
             }
         }
-        *usage = Some(total);
-        Ok(())
+        Ok(total)
     }
 
     /// Creates the folder (0700 for every level created here) and, for the
@@ -641,6 +788,84 @@ fn disk_space(path: &Path) -> Option<(u64, u64)> {
 #[cfg(not(any(unix, windows)))]
 fn disk_space(_path: &Path) -> Option<(u64, u64)> {
     None
+}
+
+/// The folder's lock file, locked exclusively (released when dropped), and
+/// the running total it holds: bytes of the folder's own files.
+struct FolderLock {
+    file: File,
+}
+
+impl FolderLock {
+    /// Opens and locks `<dir>/.tool_lock`, creating it (0600) when `create`;
+    /// `None` when it does not exist and `create` is false. Never follows a
+    /// symlink there, nor waits on a FIFO; anything but a regular file is an
+    /// error. Waits for the lock. Where the system has no file locks (WASI),
+    /// the file is used unlocked.
+    /// An error comes with what was being done (creating the file, or
+    /// locking it).
+    fn acquire(dir: &Path, create: bool) -> Result<Option<FolderLock>, (&'static str, io::Error)> {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(create);
+        #[cfg(unix)]
+        {
+            use rustix::fs::OFlags;
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+            options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
+        }
+        #[cfg(windows)]
+        {
+            use std::os::windows::fs::OpenOptionsExt;
+            const FILE_FLAG_OPEN_REPARSE_POINT: u32 = 0x0020_0000;
+            options.custom_flags(FILE_FLAG_OPEN_REPARSE_POINT);
+        }
+        let file = match options.open(dir.join(LOCK_NAME)) {
+            Ok(file) => file,
+            Err(e) if !create && e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err((ACTION_CREATE_FILE, e)),
+        };
+        match file.metadata() {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => {
+                let e = io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("{LOCK_NAME} is not a regular file"),
+                );
+                return Err((ACTION_LOCK_FOLDER, e));
+            }
+            Err(e) => return Err((ACTION_LOCK_FOLDER, e)),
+        }
+        match file.lock() {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => {}
+            Err(e) => return Err((ACTION_LOCK_FOLDER, e)),
+        }
+        Ok(Some(FolderLock { file }))
+    }
+
+    /// The running total, when one was written whole (a new, torn or
+    /// foreign file gives `None`: the folder is listed).
+    fn total(&self) -> Option<u64> {
+        let mut buf = [0u8; 16];
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(0)).ok()?;
+        file.read_exact(&mut buf).ok()?;
+        let total = u64::from_le_bytes(buf[..8].try_into().ok()?);
+        let check = u64::from_le_bytes(buf[8..].try_into().ok()?);
+        (check == total ^ TOTAL_CHECK).then_some(total)
+    }
+
+    /// Records the running total; a failure only means a listing later.
+    fn set_total(&self, total: u64) {
+        let mut buf = [0u8; 16];
+        buf[..8].copy_from_slice(&total.to_le_bytes());
+        buf[8..].copy_from_slice(&(total ^ TOTAL_CHECK).to_le_bytes());
+        let mut file = &self.file;
+        let _ = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| file.write_all(&buf));
+    }
 }
 
 /// Forwards to a buffered file, counting bytes and remembering the file's
@@ -912,20 +1137,19 @@ fn check_extension(ext: &str) -> Result<(), StoreError> {
     } else {
         Err(StoreError::InvalidOption(format!(
             "extension {ext:?} must be at most {MAX_EXTENSION_LEN} ASCII letters, digits, \
-             '-', '_' or inner dots, without a leading dot"
+             '-' or '_' (one segment, no dot)"
         )))
     }
 }
 
+/// One segment: a name `tool_<id>.png.bak` (a copy someone made) is then
+/// never taken for the store's own.
 fn is_valid_extension(ext: &str) -> bool {
     !ext.is_empty()
         && ext.len() <= MAX_EXTENSION_LEN
-        && !ext.starts_with('.')
-        && !ext.ends_with('.')
-        && !ext.contains("..")
         && ext
             .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
 }
 
 fn final_name(id: &str, extension: &str) -> String {
@@ -936,7 +1160,18 @@ fn final_name(id: &str, extension: &str) -> String {
     }
 }
 
-/// `true` for exactly the names `save` produces.
+#[cfg(test)]
+thread_local! {
+    /// Folder listings made to make room, by this thread (for tests).
+    static LISTINGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a listing of the folder (tests check how rarely it happens).
+fn count_listing() {
+    #[cfg(test)]
+    LISTINGS.with(|n| n.set(n.get() + 1));
+}
+
 /// The store's own files in `dir` (regular files with its names, never
 /// followed through symlinks) and their sizes; unreadable entries are left out.
 fn own_files(dir: &Path) -> Vec<(PathBuf, u64)> {
@@ -1080,10 +1315,12 @@ mod tests {
         ToolOutputStore::new(Some(dir.to_path_buf()), None).unwrap()
     }
 
+    /// The names in `dir`, the store's lock file aside.
     fn names(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name != LOCK_NAME)
             .collect();
         names.sort();
         names
@@ -1097,7 +1334,7 @@ mod tests {
     fn store_names_match_pattern_and_ascend() {
         let tmp = tempfile::tempdir().unwrap();
         let store = store_in(tmp.path());
-        let exts = ["png", "", "tar.gz", "bin"];
+        let exts = ["png", "", "tar_gz", "bin"];
         let mut previous = String::new();
         for i in 0..200 {
             let ext = exts[i % exts.len()];
@@ -1126,9 +1363,14 @@ mod tests {
         assert!(is_own_file_name("tool_1764481234567_000042_0000012345.png"));
         assert!(is_own_file_name("tool_1764481234567_000042_0000012345"));
         assert!(is_own_file_name(
-            "tool_1764481234567_000042_0000012345.tar.gz"
+            "tool_1764481234567_000042_0000012345.tar_gz"
         ));
         for bad in [
+            // A copy or backup of a saved file is not the store's own.
+            "tool_1764481234567_000042_0000012345.tar.gz",
+            "tool_1764481234567_000042_0000012345.png.bak",
+            "tool_1764481234567_000042_0000012345.png~",
+            LOCK_NAME,
             "tool_x",
             "tool_",
             "tool_1764481234567_000042_0000012345.",
@@ -1418,7 +1660,7 @@ mod tests {
             let temp = tmp.path().join(temp_name(0));
             drop(open_new(&temp).unwrap());
             let err = store
-                .stream_and_finish(temp, dev_full(), "bin", produce)
+                .stream_and_finish(&store.lock().unwrap(), temp, dev_full(), "bin", produce)
                 .unwrap_err();
             assert_eq!(err.code(), "STORE_NO_SPACE", "{err}");
             let StoreError::Io { action, source, .. } = &err else {
@@ -1661,7 +1903,7 @@ mod tests {
                 .unwrap();
         };
 
-        let expired: Vec<PathBuf> = ["png", "", "tar.gz"]
+        let expired: Vec<PathBuf> = ["png", "", "gz"]
             .iter()
             .map(|ext| store.save(b"old", ext).unwrap().path)
             .collect();
@@ -1750,7 +1992,7 @@ mod tests {
             default_user: Some(user.to_string()),
             ready: AtomicBool::new(false),
             max_bytes: DEFAULT_MAX_BYTES,
-            usage: Mutex::new(None),
+            kept: None,
         }
     }
 
@@ -1822,6 +2064,121 @@ mod tests {
         );
     }
 
+    /// What `outputDir` does: a new store for every call. The folder's
+    /// running total is kept in the folder, so none of them lists it again.
+    #[test]
+    fn new_stores_on_one_folder_list_it_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let before = LISTINGS.with(|n| n.get());
+        for i in 0..300u32 {
+            let store = store_in(tmp.path()).with_max_bytes(Some(1e6)).unwrap();
+            store.save(&i.to_le_bytes(), "bin").unwrap();
+        }
+        let listed = LISTINGS.with(|n| n.get()) - before;
+        assert!(
+            listed <= 1,
+            "listed the folder {listed} times for 300 saves"
+        );
+        assert_eq!(own_files(tmp.path()).len(), 300);
+    }
+
+    #[test]
+    fn files_kept_for_one_conversion_are_never_evicted_for_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_in(tmp.path()).with_max_bytes(Some(1000.0)).unwrap();
+        let earlier = store.save(&[0; 400], "bin").unwrap();
+        let kept = Arc::new(KeptFiles::default());
+        let conversion = store.keeping(&kept);
+        let a = conversion.save(&[1; 400], "bin").unwrap();
+        // The earlier file makes room; the conversion's own do not.
+        let b = conversion.save(&[2; 400], "bin").unwrap();
+        assert!(!earlier.path.exists());
+        let err = conversion.save(&[3; 400], "bin").unwrap_err();
+        assert_eq!(err.code(), "STORE_OVER_CAP");
+        assert_eq!(
+            err.to_string(),
+            "400 bytes would pass the store's size cap of 1000 bytes, \
+             which files this result saved already fill"
+        );
+        assert!(a.path.exists() && b.path.exists());
+        assert_eq!(names(tmp.path()).len(), 2, "no temp file left");
+        // Another conversion (or a plain save) may evict them.
+        let c = store.save(&[4; 400], "bin").unwrap();
+        assert!(!a.path.exists() && b.path.exists() && c.path.exists());
+    }
+
+    #[test]
+    fn cleanup_files_lists_what_it_removed_and_keeps_the_total() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let store = ToolOutputStore::new(Some(dir.to_path_buf()), Some(0.0))
+            .unwrap()
+            .with_max_bytes(Some(100.0))
+            .unwrap();
+        let saved = store.save(&[1; 60], "png").unwrap();
+        let stale_tmp = dir.join(temp_name(0));
+        fs::write(&stale_tmp, b"half").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(2 * 3600);
+        for path in [&saved.path, &stale_tmp] {
+            File::options()
+                .write(true)
+                .open(path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+        let removed = store.cleanup_files().unwrap();
+        let mut expected = vec![
+            Removed {
+                name: file_name(&saved.path).to_string(),
+                byte_length: 60,
+            },
+            Removed {
+                name: file_name(&stale_tmp).to_string(),
+                byte_length: 4,
+            },
+        ];
+        expected.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(removed, expected);
+        // The running total went down with it: the next save lists nothing.
+        let before = LISTINGS.with(|n| n.get());
+        store.save(&[2; 60], "png").unwrap();
+        assert_eq!(LISTINGS.with(|n| n.get()), before);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_or_fifo_at_the_lock_name_is_never_followed_or_opened() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("store");
+        fs::create_dir(&dir).unwrap();
+        let victim = tmp.path().join("victim.txt");
+        fs::write(&victim, b"precious").unwrap();
+        symlink(&victim, dir.join(LOCK_NAME)).unwrap();
+        let store = store_in(&dir);
+        let err = store.save(b"x", "bin").unwrap_err();
+        assert!(
+            err.to_string().starts_with("cannot create a file in "),
+            "{err}"
+        );
+        assert_eq!(fs::read(&victim).unwrap(), b"precious");
+        assert!(names(&dir).is_empty());
+        // cleanup still works, unlocked, and leaves the link alone.
+        assert_eq!(store.cleanup().unwrap(), 0);
+        assert!(fs::symlink_metadata(dir.join(LOCK_NAME))
+            .unwrap()
+            .is_symlink());
+
+        fs::remove_file(dir.join(LOCK_NAME)).unwrap();
+        if !make_fifo(&dir.join(LOCK_NAME)) {
+            return;
+        }
+        let err = store.save(b"x", "bin").unwrap_err();
+        assert!(err.to_string().contains("is not a regular file"), "{err}");
+        assert!(names(&dir).is_empty());
+    }
+
     #[test]
     fn cap_removes_the_oldest_own_files_first() {
         let tmp = tempfile::tempdir().unwrap();
@@ -1857,11 +2214,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.code(), "STORE_OVER_CAP");
         assert!(kept.path.exists());
-        assert_eq!(
-            fs::read_dir(tmp.path()).unwrap().count(),
-            1,
-            "no temp file left"
-        );
+        assert_eq!(names(tmp.path()).len(), 1, "no temp file left");
         for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
             assert!(
                 store_in(tmp.path()).with_max_bytes(Some(bad)).is_err(),

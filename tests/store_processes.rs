@@ -61,10 +61,12 @@ fn run_child(dir: PathBuf) {
     }
 }
 
+/// The names in `dir`, the store's lock file aside.
 fn list(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name != mcp_content::store::LOCK_NAME)
         .collect();
     names.sort();
     names

@@ -13,10 +13,12 @@
 //!   a retention of 0: removed exactly when the name is one the store makes
 //!   (`tool_<id>[.<ext>]` or its temp name), and never when it is a symlink;
 //! - 4 the same planted file, then a save into a store capped at one byte:
-//!   the eviction removes exactly the store's own names.
+//!   the eviction removes exactly the store's own names (a symlink planted
+//!   at the lock file's name makes the save fail, never followed).
 //!
 //! After every save: the file is `tool_<id>[.<ext>]` directly in the store
-//! folder with the data in it, and nothing else exists in the sandbox.
+//! folder with the data in it, and nothing else exists in the sandbox but
+//! the store's lock file.
 
 #![no_main]
 
@@ -28,7 +30,7 @@ use std::time::{Duration, SystemTime};
 use libfuzzer_sys::fuzz_target;
 use mcp_content::payload::Payload;
 use mcp_content::save;
-use mcp_content::store::{Saved, ToolOutputStore};
+use mcp_content::store::{Saved, ToolOutputStore, LOCK_NAME};
 use mcp_content_fuzz::{declared, names, Input};
 
 fn sandbox() -> &'static Path {
@@ -41,11 +43,13 @@ fn sandbox() -> &'static Path {
     })
 }
 
+/// The names in `dir`, the store's lock file aside.
 fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
         .map(|entries| {
             entries
                 .map(|e| e.expect("list").file_name().to_string_lossy().into_owned())
+                .filter(|name| name != LOCK_NAME)
                 .collect()
         })
         .unwrap_or_default();
@@ -64,6 +68,7 @@ fn assert_contents(store_dir: &Path, expected: &[&str]) {
 }
 
 fn empty(store_dir: &Path) {
+    let _ = fs::remove_file(store_dir.join(LOCK_NAME));
     for name in listing(store_dir) {
         fs::remove_file(store_dir.join(name)).expect("empty the store folder");
     }
@@ -191,14 +196,21 @@ fuzz_target!(|input: &[u8]| {
                     .unwrap()
                     .with_max_bytes(Some(1.0))
                     .unwrap();
-                let saved = store.save(b"x", "").unwrap();
-                fs::remove_file(&saved.path).unwrap();
+                match store.save(b"x", "") {
+                    Ok(saved) => fs::remove_file(&saved.path).unwrap(),
+                    Err(error) => assert!(symlink && name == LOCK_NAME, "{name:?}: {error}"),
+                }
             }
             let exists = fs::symlink_metadata(&planted).is_ok();
             assert_eq!(!exists, expected_removed, "{name:?}");
             assert_eq!(fs::read(&target).unwrap(), b"outside");
             fs::remove_file(&target).unwrap();
-            let left: &[&str] = if expected_removed { &[] } else { &[&name] };
+            // A file planted at the lock file's name is the lock file now.
+            let left: &[&str] = if expected_removed || name == LOCK_NAME {
+                &[]
+            } else {
+                &[&name]
+            };
             assert_contents(&store_dir, left);
         }
     }

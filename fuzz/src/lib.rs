@@ -177,15 +177,12 @@ pub fn declared(b: u8) -> Option<&'static str> {
 /// "Spill store"; src/store.rs module docs), not from its code.
 pub mod names {
     /// An extension `save` accepts (besides the empty one): 1 to 32 ASCII
-    /// letters, digits, `-`, `_` and inner dots, no two dots in a row.
+    /// letters, digits, `-` and `_`; one segment, no dot.
     pub fn valid_extension(ext: &str) -> bool {
         (1..=32).contains(&ext.len())
-            && !ext.starts_with('.')
-            && !ext.ends_with('.')
-            && !ext.contains("..")
             && ext
                 .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+                .all(|b| b.is_ascii_alphanumeric() || b"-_".contains(&b))
     }
 
     /// `tool_<13 digits>_<6 digits>_<10 digits>`, optionally `.<extension>`.
