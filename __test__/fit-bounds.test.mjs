@@ -1,0 +1,120 @@
+// The memory bounds of images made to fit (README, "Images made to fit";
+// SECURITY.md), each in a child process (fixtures/fit-bounds-child.mjs):
+// - a whole result of many large images stays under the process-wide
+//   budget for fitting (768 MiB by default) plus SLACK, however many of
+//   them the thread pool runs at once;
+// - an image over the decoder's 256 MiB limit (16-bit RGBA 8000x8000) is
+//   refused before its pixels are allocated: a note, even when the process
+//   could not hold them (an address-space limit, `prlimit --as`);
+// - an image within that limit that the process cannot hold at that moment
+//   (the same limit, set just above what the process uses) gives a note:
+//   the large buffers are allocated fallibly, never aborting the process.
+// Images are made by sharp (flat colours: small files, large pixel counts).
+import { describe, test, before } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { bindingPath, tempDir, wasmCannot } from './fixtures/index.mjs'
+
+const require = createRequire(import.meta.url)
+const sharp = require('sharp')
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const child = path.join(here, 'fixtures', 'fit-bounds-child.mjs')
+const MiB = 1024 * 1024
+/** The default budget for fitting, as the README states it. */
+const BUDGET = 768 * MiB
+/** What the call holds besides fitting: the parts' strings, the answer, the runtime's own growth. */
+const SLACK = 96 * MiB
+const linux = process.platform === 'linux'
+const hasPrlimit = linux && spawnSync('prlimit', ['--version']).status === 0
+const wasm = wasmCannot('be limited in address space like a native process')
+
+function run(how, file, copies, dir, { limit, env = {} } = {}) {
+  const args = [child, how, file, String(copies), dir]
+  const command = limit === undefined ? [process.execPath, args] : ['prlimit', [`--as=${limit}`, '--', process.execPath, ...args]]
+  const r = spawnSync(command[0], command[1], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env, MCP_CONTENT_MODULE: path.resolve(bindingPath) },
+    maxBuffer: 16 * MiB,
+  })
+  assert.equal(r.status, 0, `${how} ${path.basename(file)} x${copies}: exit ${r.status} ${r.signal ?? ''}\n${r.stderr.slice(-2000)}`)
+  return JSON.parse(r.stdout.trim().split('\n').at(-1))
+}
+
+const flat = (channels) => ({ create: { width: 8000, height: 8000, channels, background: { r: 40, g: 80, b: 120, alpha: 1 } } })
+const images = {}
+
+describe('images made to fit: bounded memory', { skip: !linux && 'peak memory is read from /proc (Linux only)' }, () => {
+  let dir
+  before(async () => {
+    dir = tempDir()
+    const write = async (name, image) => {
+      images[name] = path.join(dir, name)
+      fs.writeFileSync(images[name], await image.toBuffer())
+    }
+    await write('rgba16.png', sharp(flat(4)).toColourspace('rgb16').png())
+    await write('rgb.webp', sharp(flat(3)).webp())
+    await write('rgb.png', sharp(flat(3)).png())
+    await write('progressive.jpg', sharp(flat(3)).jpeg({ progressive: true }))
+    const meta = await sharp(images['rgba16.png']).metadata()
+    assert.deepEqual([meta.depth, meta.channels, meta.width], ['ushort', 4, 8000], 'a 16-bit RGBA PNG')
+  })
+
+  test('24 16-bit RGBA PNGs of 8000x8000 in one result: each refused (over 256 MiB decoded), peak under the budget', (t) => {
+    const r = run('async', images['rgba16.png'], 24, tempDir(t))
+    t.diagnostic(`peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB, ${fs.statSync(images['rgba16.png']).size} bytes each`)
+    assert.ok(r.peakGrowth <= BUDGET + SLACK, `peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB`)
+    assert.equal(r.files, 0)
+    assert.equal(r.notes, 24)
+    assert.match(r.firstNote, /could not be made to fit: .*more than the 256 MiB decoded at most/)
+  })
+
+  // Eight, not the issue's 100: the peak depends on how many are fitted at
+  // once (the thread pool's 4 before the budget), and 100 take over a minute.
+  test('8 WebPs of 8000x8000 in one result: all sent, peak under the budget', (t) => {
+    const r = run('async', images['rgb.webp'], 8, tempDir(t))
+    t.diagnostic(`peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB, ${fs.statSync(images['rgb.webp']).size} bytes each`)
+    assert.ok(r.peakGrowth <= BUDGET + SLACK, `peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB`)
+    assert.equal(r.files, 8)
+  })
+
+  test('a budget of 256 MiB: 8000x8000 RGB images are each over it, so noted without decoding', (t) => {
+    const r = run('async', images['rgb.webp'], 8, tempDir(t), { env: { MCP_CONTENT_FIT_MEMORY_MIB: '256' } })
+    assert.ok(r.peakGrowth <= 256 * MiB + SLACK, `peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB`)
+    assert.equal(r.files, 0)
+    assert.match(r.firstNote, /could not be made to fit: fitting it needs about \d+ MiB, more than the 256 MiB/)
+  })
+
+  describe('under an address-space limit (prlimit --as): a note, not a dead process', { skip: (!hasPrlimit && 'prlimit (util-linux) is not installed') || wasm }, () => {
+    // The limit is what the process used after the warm-up plus `headroom`:
+    // room for the call's small allocations, not for the image's pixels.
+    function limited(t, name, headroom) {
+      const measured = run('measure', images[name], 0, tempDir(t))
+      const limit = measured.vmPeak + headroom
+      t.diagnostic(`VmPeak after warm-up ${(measured.vmPeak / MiB).toFixed(0)} MiB, limit ${(limit / MiB).toFixed(0)} MiB`)
+      return run('sync', images[name], 1, tempDir(t), { limit })
+    }
+
+    test('a 16-bit RGBA PNG of 8000x8000 (512 MB decoded): refused before decoding', (t) => {
+      const r = limited(t, 'rgba16.png', 200 * MiB)
+      assert.equal(r.files, 0)
+      assert.match(r.firstNote, /could not be made to fit: .*more than the 256 MiB decoded at most/)
+    })
+
+    test('an RGB PNG of 8000x8000 (192 MB decoded, within the limit) the process cannot hold: a note', (t) => {
+      const r = limited(t, 'rgb.png', 128 * MiB)
+      assert.equal(r.files, 0)
+      assert.match(r.firstNote, /could not be made to fit: .*could not be allocated/)
+    })
+
+    test('a progressive JPEG of 8000x8000 the process cannot hold: a note', (t) => {
+      const r = limited(t, 'progressive.jpg', 128 * MiB)
+      assert.equal(r.files, 0)
+      assert.match(r.firstNote, /could not be made to fit: .*could not be allocated/)
+    })
+  })
+})
