@@ -111,11 +111,6 @@ pub fn open(bytes: &[u8]) -> Result<Opened<'_>, FitError> {
     })
 }
 
-/// What the image is at 8 bits a channel: 1 to 4 channels.
-fn channels(color: ColorType) -> u8 {
-    color.channel_count()
-}
-
 impl Opened<'_> {
     /// The most bytes fitting this image holds at once, beyond its input:
     /// the larger of
@@ -130,8 +125,9 @@ impl Opened<'_> {
     /// buffers, an encoded output larger than its pixels, tables).
     pub fn peak_bytes(&self) -> u64 {
         let (width, height) = self.decoder.dimensions();
-        let eight_bit =
-            u64::from(width) * u64::from(height) * u64::from(channels(self.decoder.color_type()));
+        let eight_bit = u64::from(width)
+            * u64::from(height)
+            * u64::from(self.decoder.color_type().channel_count());
         let decoding = self.decoded_bytes + self.working_bytes;
         decoding.max(3 * eight_bit) + eight_bit / 16 + (1 << 20)
     }
@@ -250,7 +246,7 @@ pub(super) fn eight_bit(
     height: u32,
     color: ColorType,
 ) -> Result<Pixels, FitError> {
-    let channels = channels(color);
+    let channels = color.channel_count();
     let sample_bytes = usize::from(color.bytes_per_pixel() / channels);
     let samples = data.len() / sample_bytes;
     match (sample_bytes, color) {
