@@ -278,22 +278,24 @@ pub(super) fn eight_bit(
     })
 }
 
+/// Where an output pixel (x, y) comes from in a `w` x `h` source.
+type SourceOf = fn(x: usize, y: usize, w: usize, h: usize) -> (usize, usize);
+
 /// `p` turned as its EXIF orientation says (a copy, allocated fallibly).
 pub(super) fn oriented(p: Pixels, orientation: Orientation) -> Result<Pixels, FitError> {
     let (w, h) = (p.width as usize, p.height as usize);
     // Where each output pixel comes from, given its place (x, y) in the
     // output; rotations swap the sides.
-    let (swapped, from): (bool, fn(usize, usize, usize, usize) -> (usize, usize)) =
-        match orientation {
-            Orientation::NoTransforms => return Ok(p),
-            Orientation::Rotate90 => (true, |x, y, _, h| (y, h - 1 - x)),
-            Orientation::Rotate180 => (false, |x, y, w, h| (w - 1 - x, h - 1 - y)),
-            Orientation::Rotate270 => (true, |x, y, w, _| (w - 1 - y, x)),
-            Orientation::FlipHorizontal => (false, |x, y, w, _| (w - 1 - x, y)),
-            Orientation::FlipVertical => (false, |x, y, _, h| (x, h - 1 - y)),
-            Orientation::Rotate90FlipH => (true, |x, y, _, _| (y, x)),
-            Orientation::Rotate270FlipH => (true, |x, y, w, h| (w - 1 - y, h - 1 - x)),
-        };
+    let (swapped, from): (bool, SourceOf) = match orientation {
+        Orientation::NoTransforms => return Ok(p),
+        Orientation::Rotate90 => (true, |x, y, _, h| (y, h - 1 - x)),
+        Orientation::Rotate180 => (false, |x, y, w, h| (w - 1 - x, h - 1 - y)),
+        Orientation::Rotate270 => (true, |x, y, w, _| (w - 1 - y, x)),
+        Orientation::FlipHorizontal => (false, |x, y, w, _| (w - 1 - x, y)),
+        Orientation::FlipVertical => (false, |x, y, _, h| (x, h - 1 - y)),
+        Orientation::Rotate90FlipH => (true, |x, y, _, _| (y, x)),
+        Orientation::Rotate270FlipH => (true, |x, y, w, h| (w - 1 - y, h - 1 - x)),
+    };
     let (out_w, out_h) = if swapped { (h, w) } else { (w, h) };
     let n = usize::from(p.channels);
     let mut data = memory::with_capacity(p.data.len())?;
