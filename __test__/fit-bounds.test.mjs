@@ -71,6 +71,7 @@ describe('images made to fit: bounded memory', { skip: !linux && 'peak memory is
       write('rgb.webp', sharp(flat(3)).webp({ effort: 0 })),
       write('rgb.png', sharp(flat(3)).png()),
       write('progressive.jpg', sharp(flat(3)).jpeg({ progressive: true })),
+      write('small.webp', sharp({ create: { ...flat(3).create, width: 3000, height: 3000 } }).webp({ effort: 0 })),
     ])
     const meta = await sharp(images['rgba16.png']).metadata()
     assert.deepEqual([meta.depth, meta.channels, meta.width], ['ushort', 4, 8001], 'a 16-bit RGBA PNG')
@@ -100,6 +101,15 @@ describe('images made to fit: bounded memory', { skip: !linux && 'peak memory is
     assert.ok(r.peakGrowth <= bound(256 * MiB, r), `peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB`)
     assert.equal(r.files, 0)
     assert.match(r.firstNote, /could not be made to fit: fitting it needs about \d+ MiB, more than the 256 MiB/)
+  })
+
+  test('16 WebPs of 3000x3000 on 16 threads, a budget of 200 MiB: all sent, peak under the budget', TIMEOUT, (t) => {
+    // Each needs about 79 MiB: two at a time, where all 16 ran at once before.
+    const env = { UV_THREADPOOL_SIZE: '16', MCP_CONTENT_FIT_MEMORY_MIB: '200' }
+    const r = run('async', images['small.webp'], 16, tempDir(t), { env })
+    t.diagnostic(`peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB, ${fs.statSync(images['small.webp']).size} bytes each`)
+    assert.ok(r.peakGrowth <= bound(200 * MiB, r), `peak growth ${(r.peakGrowth / MiB).toFixed(1)} MiB`)
+    assert.equal(r.files, 16)
   })
 
   describe('under an address-space limit (prlimit --as): a note, not a dead process', { skip: (!hasPrlimit && 'prlimit (util-linux) is not installed') || wasm || bunAdapts }, () => {
