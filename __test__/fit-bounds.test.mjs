@@ -3,7 +3,7 @@
 // - a whole result of many large images stays under the process-wide
 //   budget for fitting (768 MiB by default) plus the input, however many of
 //   them the thread pool runs at once;
-// - an image over the decoder's 256 MiB limit (16-bit RGBA 8000x8000) is
+// - an image over the decoder's 256 MiB limit (16-bit RGBA 8001x7999) is
 //   refused before its pixels are allocated: a note, even when the process
 //   could not hold them (an address-space limit, `prlimit --as`);
 // - an image within that limit that the process cannot hold at that moment
