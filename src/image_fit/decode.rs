@@ -1,10 +1,15 @@
 //! Decoding with the size checked first, the EXIF orientation applied, and
-//! every layout (palette, grey, 16-bit, alpha) brought to 8 bits a channel.
+//! every layout (palette, grey, 16-bit, float, alpha) brought to 8 bits a
+//! channel. The decoder writes into a buffer allocated here, fallibly,
+//! after its size is checked against [`MAX_DECODED_BYTES`] (the `image`
+//! crate's own `DynamicImage::from_decoder` allocates without checking).
 
 use std::io::Cursor;
 
-use image::{DynamicImage, ImageDecoder, ImageFormat, ImageReader, Limits};
+use image::metadata::Orientation;
+use image::{ColorType, ImageDecoder, ImageFormat, ImageReader, Limits};
 
+use super::memory;
 use super::FitError;
 
 /// Most pixels decoded: 8000 x 8000, the largest image any provider with a
@@ -44,9 +49,21 @@ fn decode_error(error: impl std::fmt::Display) -> FitError {
     FitError::Decode(error.to_string())
 }
 
-/// Decode `bytes`: the header's size is checked against [`MAX_PIXELS`]
-/// before any pixel is read.
-pub fn decode(bytes: &[u8]) -> Result<Decoded, FitError> {
+/// An image whose header is read and checked, its pixels not yet decoded.
+pub struct Opened<'a> {
+    decoder: Box<dyn ImageDecoder + 'a>,
+    pub format: ImageFormat,
+    animated: bool,
+    /// Bytes the decoder writes (the image in its own layout).
+    decoded_bytes: u64,
+    /// Bytes the decoder holds besides (see [`working_bytes`]).
+    working_bytes: u64,
+}
+
+/// Open `bytes`: the header's size is checked against [`MAX_PIXELS`], and
+/// the decoded size against [`MAX_DECODED_BYTES`], before any pixel is
+/// read.
+pub fn open(bytes: &[u8]) -> Result<Opened<'_>, FitError> {
     // The sniffer reads the size from the head alone, before a decoder
     // reads further (PNG's reads on to the first image data).
     if let Some(sniffed) = crate::sniff::sniff(bytes) {
@@ -75,18 +92,142 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, FitError> {
     };
     let (width, height) = decoder.dimensions();
     check_pixels(width, height)?;
+    let decoded_bytes = decoder.total_bytes();
+    if decoded_bytes > MAX_DECODED_BYTES {
+        return Err(FitError::TooManyBytes {
+            bytes: decoded_bytes,
+        });
+    }
+    // The limits still bound what a decoder allocates for itself where it
+    // reads them (PNG's and TIFF's chunks, GIF's frames).
     decoder.set_limits(limits).map_err(decode_error)?;
-    // An orientation that cannot be read leaves the image as stored.
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut image = DynamicImage::from_decoder(decoder).map_err(decode_error)?;
-    image.apply_orientation(orientation);
-    Ok(Decoded {
-        pixels: eight_bit(image),
+    let working_bytes = working_bytes(format, bytes, width, height, decoded_bytes);
+    Ok(Opened {
+        decoder,
         format,
         animated,
+        decoded_bytes,
+        working_bytes,
     })
+}
+
+impl Opened<'_> {
+    /// The most bytes fitting this image holds at once, beyond its input:
+    /// the larger of
+    /// - decoding: the decoder's output plus its own working memory;
+    /// - after it: three times the image at 8 bits a channel (`S8`): the
+    ///   image, and while resizing a premultiplied copy (with alpha) and
+    ///   the first pass's output (no larger than the image), or while
+    ///   encoding one resized copy (no larger than the image) and the
+    ///   encoded bytes (no larger than that copy, plus a little);
+    ///
+    /// plus `S8 / 16` and 1 MiB for what these estimates leave out (row
+    /// buffers, an encoded output larger than its pixels, tables).
+    pub fn peak_bytes(&self) -> u64 {
+        let (width, height) = self.decoder.dimensions();
+        let eight_bit = u64::from(width)
+            * u64::from(height)
+            * u64::from(self.decoder.color_type().channel_count());
+        let decoding = self.decoded_bytes + self.working_bytes;
+        decoding.max(3 * eight_bit) + eight_bit / 16 + (1 << 20)
+    }
+
+    /// Decode the pixels into a buffer allocated here (an allocation that
+    /// fails is an error), then bring them to 8 bits a channel in place and
+    /// apply the EXIF orientation.
+    pub fn read(self) -> Result<Decoded, FitError> {
+        let mut decoder = self.decoder;
+        let (width, height) = decoder.dimensions();
+        let color = decoder.color_type();
+        // An orientation that cannot be read leaves the image as stored.
+        let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+        let len = usize::try_from(self.decoded_bytes).map_err(|_| FitError::TooManyBytes {
+            bytes: self.decoded_bytes,
+        })?;
+        let mut data = memory::zeroed(len)?;
+        decoder.read_image(&mut data).map_err(decode_error)?;
+        let pixels = eight_bit(data, width, height, color)?;
+        let pixels = oriented(pixels, orientation)?;
+        Ok(Decoded {
+            pixels: without_opaque_alpha(pixels),
+            format: self.format,
+            animated: self.animated,
+        })
+    }
+}
+
+/// Open and read `bytes` (see [`open`] and [`Opened::read`]).
+#[cfg(test)]
+pub fn decode(bytes: &[u8]) -> Result<Decoded, FitError> {
+    open(bytes)?.read()
+}
+
+/// The memory a decoder holds besides the image it writes, from what is
+/// known of its working: PNG, BMP and baseline JPEG decode a few rows at a
+/// time (left to the 1 MiB of [`Opened::peak_bytes`]); a progressive JPEG
+/// keeps every coefficient (2 bytes a sample, each component); lossy WebP
+/// its YUV frame (1.5 bytes a pixel), lossless WebP without alpha an RGBA
+/// frame, WebP with alpha or animation up to 8 bytes a pixel (a frame and
+/// a canvas, or a lossy frame and its decoded alpha); GIF a frame smaller
+/// than the screen (4 bytes a pixel); TIFF the whole image in its stored
+/// layout (CMYK is 4/3 of the RGB written).
+fn working_bytes(format: ImageFormat, bytes: &[u8], width: u32, height: u32, decoded: u64) -> u64 {
+    // Sides padded to whole 32-pixel blocks (JPEG's largest MCU, WebP's
+    // macroblocks are 16).
+    let padded = |side: u32| u64::from(side).div_ceil(32) * 32;
+    let padded_pixels = padded(width) * padded(height);
+    match format {
+        ImageFormat::Jpeg => match jpeg_frame(bytes) {
+            Some(frame) if frame.progressive => 2 * u64::from(frame.components) * padded_pixels,
+            _ => 0,
+        },
+        ImageFormat::WebP => match bytes.get(12..16) {
+            Some(b"VP8 ") => padded_pixels * 3 / 2,
+            Some(b"VP8L") => padded_pixels * 4,
+            _ => padded_pixels * 8,
+        },
+        ImageFormat::Gif => u64::from(width) * u64::from(height) * 4,
+        ImageFormat::Tiff => (decoded * 4).div_ceil(3),
+        ImageFormat::Ico => decoded,
+        _ => 0,
+    }
+}
+
+/// What a JPEG's frame header says.
+struct JpegFrame {
+    progressive: bool,
+    components: u8,
+}
+
+/// The first frame header (SOFn) of a JPEG, found by walking its marker
+/// segments from the start.
+fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
+    let mut at = 2; // after SOI
+    loop {
+        // Fill bytes (0xFF) may come before a marker.
+        while bytes.get(at) == Some(&0xFF) && bytes.get(at + 1) == Some(&0xFF) {
+            at += 1;
+        }
+        let (&0xFF, &marker) = (bytes.get(at)?, bytes.get(at + 1)?) else {
+            return None;
+        };
+        let length = usize::from(u16::from_be_bytes([
+            *bytes.get(at + 2)?,
+            *bytes.get(at + 3)?,
+        ]));
+        match marker {
+            // SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC).
+            0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => {
+                return Some(JpegFrame {
+                    progressive: matches!(marker, 0xC2 | 0xC6 | 0xCA | 0xCE),
+                    components: *bytes.get(at + 9)?,
+                });
+            }
+            // Start of scan before any frame header: not a JPEG read here.
+            0xDA => return None,
+            _ => at += 2 + length,
+        }
+    }
 }
 
 fn check_pixels(width: u32, height: u32) -> Result<(), FitError> {
@@ -96,31 +237,98 @@ fn check_pixels(width: u32, height: u32) -> Result<(), FitError> {
     Ok(())
 }
 
-/// The image at 8 bits a channel, alpha dropped when every pixel is opaque
-/// (smaller to resize and encode, and JPEG needs none).
-fn eight_bit(image: DynamicImage) -> Pixels {
-    let (width, height) = (image.width(), image.height());
-    let (channels, data) = match image {
-        DynamicImage::ImageLuma8(i) => (1, i.into_raw()),
-        DynamicImage::ImageRgb8(i) => (3, i.into_raw()),
-        DynamicImage::ImageLumaA8(i) => (2, i.into_raw()),
-        DynamicImage::ImageRgba8(i) => (4, i.into_raw()),
-        DynamicImage::ImageLuma16(_) => (1, image.to_luma8().into_raw()),
-        DynamicImage::ImageLumaA16(_) => (2, image.to_luma_alpha8().into_raw()),
-        other if other.color().has_alpha() => (4, other.to_rgba8().into_raw()),
-        other => (3, other.to_rgb8().into_raw()),
-    };
-    let pixels = Pixels {
+/// The decoder's output (`color`'s layout, samples in native byte order)
+/// at 8 bits a channel, converted in place: each 8-bit sample is written
+/// at or before where its wider source sample was read.
+pub(super) fn eight_bit(
+    mut data: Vec<u8>,
+    width: u32,
+    height: u32,
+    color: ColorType,
+) -> Result<Pixels, FitError> {
+    let channels = color.channel_count();
+    let sample_bytes = usize::from(color.bytes_per_pixel() / channels);
+    let samples = data.len() / sample_bytes;
+    match (sample_bytes, color) {
+        (1, _) => {}
+        (2, _) => {
+            for i in 0..samples {
+                let v = u16::from_ne_bytes([data[2 * i], data[2 * i + 1]]);
+                // Rounded, as `image` converts 16 bits to 8.
+                data[i] = ((u32::from(v) + 128) / 257) as u8;
+            }
+        }
+        (4, ColorType::Rgb32F | ColorType::Rgba32F) => {
+            for i in 0..samples {
+                let at = 4 * i;
+                let v = f32::from_ne_bytes([data[at], data[at + 1], data[at + 2], data[at + 3]]);
+                data[i] = (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+            }
+        }
+        _ => return Err(decode_error(format!("{color:?} pixels are not read here"))),
+    }
+    // Shrinking gives the rest back (a large buffer is its own mapping).
+    data.truncate(samples);
+    data.shrink_to_fit();
+    Ok(Pixels {
         width,
         height,
         channels,
         data,
+    })
+}
+
+/// Where an output pixel (x, y) comes from in a `w` x `h` source.
+type SourceOf = fn(x: usize, y: usize, w: usize, h: usize) -> (usize, usize);
+
+/// `p` turned as its EXIF orientation says (a copy, allocated fallibly).
+pub(super) fn oriented(p: Pixels, orientation: Orientation) -> Result<Pixels, FitError> {
+    let (w, h) = (p.width as usize, p.height as usize);
+    // Where each output pixel comes from, given its place (x, y) in the
+    // output; rotations swap the sides.
+    let (swapped, from): (bool, SourceOf) = match orientation {
+        Orientation::NoTransforms => return Ok(p),
+        Orientation::Rotate90 => (true, |x, y, _, h| (y, h - 1 - x)),
+        Orientation::Rotate180 => (false, |x, y, w, h| (w - 1 - x, h - 1 - y)),
+        Orientation::Rotate270 => (true, |x, y, w, _| (w - 1 - y, x)),
+        Orientation::FlipHorizontal => (false, |x, y, w, _| (w - 1 - x, y)),
+        Orientation::FlipVertical => (false, |x, y, _, h| (x, h - 1 - y)),
+        Orientation::Rotate90FlipH => (true, |x, y, _, _| (y, x)),
+        Orientation::Rotate270FlipH => (true, |x, y, w, h| (w - 1 - y, h - 1 - x)),
     };
-    if pixels.has_alpha() && is_opaque(&pixels) {
-        without_alpha(&pixels)
-    } else {
-        pixels
+    let (out_w, out_h) = if swapped { (h, w) } else { (w, h) };
+    let n = usize::from(p.channels);
+    let mut data = memory::with_capacity(p.data.len())?;
+    for y in 0..out_h {
+        for x in 0..out_w {
+            let (sx, sy) = from(x, y, w, h);
+            let at = (sy * w + sx) * n;
+            data.extend_from_slice(&p.data[at..at + n]);
+        }
     }
+    Ok(Pixels {
+        width: out_w as u32,
+        height: out_h as u32,
+        channels: p.channels,
+        data,
+    })
+}
+
+/// `p` without its alpha channel when every pixel is opaque (smaller to
+/// resize and encode, and JPEG needs none), dropped in place.
+fn without_opaque_alpha(mut p: Pixels) -> Pixels {
+    if !p.has_alpha() || !is_opaque(&p) {
+        return p;
+    }
+    let n = usize::from(p.channels);
+    let pixels = p.data.len() / n;
+    for i in 0..pixels {
+        p.data.copy_within(i * n..i * n + n - 1, i * (n - 1));
+    }
+    p.data.truncate(pixels * (n - 1));
+    p.data.shrink_to_fit();
+    p.channels -= 1;
+    p
 }
 
 fn is_opaque(p: &Pixels) -> bool {
@@ -128,28 +336,13 @@ fn is_opaque(p: &Pixels) -> bool {
     p.data.chunks_exact(n).all(|px| px[n - 1] == 255)
 }
 
-/// The colour channels of a grey+alpha or RGBA image.
-fn without_alpha(p: &Pixels) -> Pixels {
-    let n = usize::from(p.channels);
-    let mut data = Vec::with_capacity(p.data.len() / n * (n - 1));
-    for px in p.data.chunks_exact(n) {
-        data.extend_from_slice(&px[..n - 1]);
-    }
-    Pixels {
-        width: p.width,
-        height: p.height,
-        channels: p.channels - 1,
-        data,
-    }
-}
-
 /// The image flattened on white: what a JPEG (no alpha) shows of it.
-pub fn on_white(p: &Pixels) -> Pixels {
+pub fn on_white(p: &Pixels) -> Result<Pixels, FitError> {
     if !p.has_alpha() {
-        return p.clone();
+        return Ok(p.clone());
     }
     let n = usize::from(p.channels);
-    let mut data = Vec::with_capacity(p.data.len() / n * (n - 1));
+    let mut data = memory::with_capacity(p.data.len() / n * (n - 1))?;
     for px in p.data.chunks_exact(n) {
         let alpha = u32::from(px[n - 1]);
         for &c in &px[..n - 1] {
@@ -158,10 +351,10 @@ pub fn on_white(p: &Pixels) -> Pixels {
             data.push(((v + 127) / 255) as u8);
         }
     }
-    Pixels {
+    Ok(Pixels {
         width: p.width,
         height: p.height,
         channels: p.channels - 1,
         data,
-    }
+    })
 }

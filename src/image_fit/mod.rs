@@ -5,13 +5,17 @@
 //!
 //! Memory is bounded before any pixel is decoded: the header's pixel count
 //! must be at most [`MAX_PIXELS`] and the decoded image at most
-//! [`MAX_DECODED_BYTES`]; see [`fit`] for the peak.
+//! [`MAX_DECODED_BYTES`]; each fit's peak is estimated from the header
+//! and taken from a process-wide budget ([`memory::global`]) for as long
+//! as the fit runs; see [`fit`].
 
 mod decode;
 mod encode;
+mod memory;
 mod resize;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
+pub use memory::{Budget, BUDGET_VARIABLE, DEFAULT_BUDGET};
 
 /// Whether images are made to fit (`fitImages`, default on) and the
 /// longest side wanted (`maxLongSide`), whatever the provider takes.
@@ -65,8 +69,14 @@ pub struct Fitted {
 pub enum FitError {
     /// The header claims more pixels than are ever decoded.
     TooManyPixels { width: u32, height: u32 },
-    /// The bytes did not decode (or need more memory than allowed).
+    /// The bytes did not decode.
     Decode(String),
+    /// Decoded, the image would take more than [`MAX_DECODED_BYTES`].
+    TooManyBytes { bytes: u64 },
+    /// Fitting it needs more than the whole budget for fits in progress.
+    OverBudget { needs: u64, budget: u64 },
+    /// Memory for it could not be allocated.
+    OutOfMemory { bytes: u64 },
     /// No size tried came within the byte limit.
     TooLarge,
     /// The target takes neither PNG nor JPEG.
@@ -81,10 +91,30 @@ impl std::fmt::Display for FitError {
                 "{width}x{height} is more than the {MAX_PIXELS} pixels decoded at most"
             ),
             FitError::Decode(problem) => write!(f, "it did not decode ({problem})"),
+            FitError::TooManyBytes { bytes } => write!(
+                f,
+                "decoded it would take {} MiB, more than the {} MiB decoded at most",
+                mib(*bytes),
+                mib(MAX_DECODED_BYTES)
+            ),
+            FitError::OverBudget { needs, budget } => write!(
+                f,
+                "fitting it needs about {} MiB, more than the {} MiB all images being fitted may hold",
+                mib(*needs),
+                mib(*budget)
+            ),
+            FitError::OutOfMemory { bytes } => {
+                write!(f, "{} MiB of memory for it could not be allocated", mib(*bytes))
+            }
             FitError::TooLarge => f.write_str("no smaller size came within the byte limit"),
             FitError::NoOutputFormat => f.write_str("the provider takes neither PNG nor JPEG"),
         }
     }
+}
+
+/// Bytes in whole MiB, rounded up (so a need is never understated).
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1024 * 1024)
 }
 
 /// Tries at most this many encodings before giving up.
@@ -97,16 +127,33 @@ const JPEG_QUALITY_LOW: u8 = 70;
 /// aspect ratio: first the sides, then the bytes (a photo-like image may
 /// become JPEG where PNG is too large; then it is made smaller).
 ///
-/// Peak memory, beyond the input: the decoded image (at most
-/// [`MAX_DECODED_BYTES`]; a 16-bit image is converted to 8 bits, briefly
-/// holding both, the copy half the size), one resized copy no larger than
-/// the decoded one, and one encoded output: at most about
-/// `2 * MAX_DECODED_BYTES` plus the output.
+/// Memory: the fit's peak beyond the input, estimated from the header
+/// ([`decode::Opened::peak_bytes`]: at most about 749 MiB, for 8000x8000
+/// RGBA), is taken from the process-wide budget before any pixel is
+/// decoded, and given back when the fit ends; a fit waits for room, and
+/// one larger than the whole budget is refused. Every large buffer is
+/// allocated fallibly: memory that runs out is an error, not an abort.
 pub fn fit(bytes: &[u8], target: &Target, animated: bool) -> Result<Fitted, FitError> {
+    fit_within(bytes, target, animated, memory::global())
+}
+
+/// [`fit`], its memory taken from `budget`.
+pub fn fit_within(
+    bytes: &[u8],
+    target: &Target,
+    animated: bool,
+    budget: &Budget,
+) -> Result<Fitted, FitError> {
     if !target.png && !target.jpeg {
         return Err(FitError::NoOutputFormat);
     }
-    let decoded = decode::decode(bytes)?;
+    let opened = decode::open(bytes)?;
+    let peak = opened.peak_bytes();
+    let _permit = budget.acquire(peak)?;
+    // Decoders allocate their working memory infallibly: a process that
+    // cannot hold the whole peak now is told before they start.
+    memory::probe(peak)?;
+    let decoded = opened.read()?;
     let source = decoded.pixels;
     let (source_width, source_height) = (source.width, source.height);
     let from_jpeg = decoded.format == image::ImageFormat::Jpeg;

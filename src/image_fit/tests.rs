@@ -137,3 +137,281 @@ fn other_formats_decode() {
         Err(FitError::Decode(_))
     ));
 }
+
+/// A PNG whose header says `width` x `height` (the decoders read no
+/// further before decoding pixels): a 1x1 image at `bit_depth` and
+/// `colour_type`, its IHDR's sides changed and CRC summed again.
+fn png_header(width: u32, height: u32, bit_depth: u8, colour_type: u8) -> Vec<u8> {
+    let mut png = Vec::new();
+    let mut encoder = ::png::Encoder::new(&mut png, 1, 1);
+    encoder.set_depth(if bit_depth == 16 {
+        ::png::BitDepth::Sixteen
+    } else {
+        ::png::BitDepth::Eight
+    });
+    encoder.set_color(::png::ColorType::from_u8(colour_type).unwrap());
+    let samples = [0, 0, 3, 0, 2, 0, 4][usize::from(colour_type)] * usize::from(bit_depth / 8);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&vec![0; samples]).unwrap();
+    writer.finish().unwrap();
+    png[16..20].copy_from_slice(&width.to_be_bytes());
+    png[20..24].copy_from_slice(&height.to_be_bytes());
+    let crc = crc32fast::hash(&png[12..29]);
+    png[29..33].copy_from_slice(&crc.to_be_bytes());
+    png
+}
+
+#[test]
+fn a_sixteen_bit_image_over_the_decode_limit_is_refused_before_allocating() {
+    // 8000x8000 RGBA at 16 bits: 512,000,000 bytes decoded, over 256 MiB.
+    let png = png_header(8000, 8000, 16, 6);
+    let error = fit(&png, &ANY, false).unwrap_err();
+    assert_eq!(error, FitError::TooManyBytes { bytes: 512_000_000 });
+    assert_eq!(
+        error.to_string(),
+        "decoded it would take 489 MiB, more than the 256 MiB decoded at most"
+    );
+    // At 8 bits it is within the limit, and its peak within the budget.
+    let eight_bit = png_header(8000, 8000, 8, 6);
+    let opened = decode::open(&eight_bit).unwrap();
+    assert!(
+        opened.peak_bytes() <= DEFAULT_BUDGET,
+        "{}",
+        opened.peak_bytes()
+    );
+    assert!(opened.peak_bytes() >= 3 * 256_000_000);
+}
+
+/// A JPEG whose frame header says `width` x `height`: a 16x16 RGB image,
+/// baseline or progressive, its SOF's sides changed (the decoders read
+/// the headers only before decoding pixels).
+fn jpeg_header(progressive: bool, width: u16, height: u16) -> Vec<u8> {
+    let mut jpeg = Vec::new();
+    let mut encoder = jpeg_encoder::Encoder::new(&mut jpeg, 85);
+    encoder.set_progressive(progressive);
+    encoder
+        .encode(&[90; 16 * 16 * 3], 16, 16, jpeg_encoder::ColorType::Rgb)
+        .unwrap();
+    let sof = jpeg
+        .windows(2)
+        .position(|w| w == [0xFF, if progressive { 0xC2 } else { 0xC0 }])
+        .unwrap();
+    jpeg[sof + 5..sof + 7].copy_from_slice(&height.to_be_bytes());
+    jpeg[sof + 7..sof + 9].copy_from_slice(&width.to_be_bytes());
+    jpeg
+}
+
+#[test]
+fn a_progressive_jpeg_counts_its_coefficients() {
+    let (baseline, progressive) = (
+        jpeg_header(false, 8000, 8000),
+        jpeg_header(true, 8000, 8000),
+    );
+    let baseline = decode::open(&baseline).unwrap();
+    let progressive = decode::open(&progressive).unwrap();
+    // Three components at 2 bytes a sample, beside the 192,000,000 written.
+    assert_eq!(
+        progressive.peak_bytes() - baseline.peak_bytes(),
+        192_000_000 + 2 * 3 * 8000 * 8000 - 3 * 192_000_000
+    );
+    assert!(progressive.peak_bytes() <= DEFAULT_BUDGET);
+}
+
+#[test]
+fn a_fit_larger_than_the_whole_budget_is_refused_with_its_need() {
+    let png = png_of(300, 200, 3, |x, y| vec![x as u8, y as u8, 7]);
+    let budget = Budget::new(1 << 20);
+    let error = fit_within(&png, &ANY, false, &budget).unwrap_err();
+    // 3 x 180,000 bytes, 1/16 of it and 1 MiB.
+    let needs = 3 * 180_000 + 180_000 / 16 + (1 << 20);
+    assert_eq!(
+        error,
+        FitError::OverBudget {
+            needs,
+            budget: 1 << 20
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "fitting it needs about 2 MiB, more than the 1 MiB all images being fitted may hold"
+    );
+    assert_eq!(budget.high_water(), 0);
+    // Within a budget that holds it, it fits, and gives its bytes back.
+    let budget = Budget::new(needs);
+    let target = Target {
+        max_side: Some(100),
+        ..ANY
+    };
+    let fitted = fit_within(&png, &target, false, &budget).unwrap();
+    assert_eq!((fitted.width, fitted.height), (100, 67));
+    assert_eq!(budget.high_water(), needs);
+    drop(budget.acquire(needs).unwrap());
+}
+
+#[test]
+fn fits_in_progress_never_hold_more_than_the_budget() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let budget = Budget::new(1000);
+    let held = AtomicU64::new(0);
+    let most = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        for t in 0..8u64 {
+            let (budget, held, most) = (&budget, &held, &most);
+            s.spawn(move || {
+                for i in 0..50u64 {
+                    let bytes = 100 + (t * 131 + i * 71) % 500;
+                    let permit = budget.acquire(bytes).unwrap();
+                    let now = held.fetch_add(bytes, Ordering::SeqCst) + bytes;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    std::thread::yield_now();
+                    held.fetch_sub(bytes, Ordering::SeqCst);
+                    drop(permit);
+                }
+            });
+        }
+    });
+    let most = most.load(Ordering::SeqCst);
+    assert!(most <= 1000, "{most} held at once");
+    assert!(budget.high_water() <= 1000);
+    // Several at once, not one at a time.
+    assert!(budget.high_water() > 600, "{}", budget.high_water());
+    drop(budget.acquire(1000).unwrap());
+}
+
+#[test]
+fn a_large_fit_waiting_is_not_passed_over_by_small_ones() {
+    let budget = Budget::new(1000);
+    let order = std::sync::Mutex::new(Vec::new());
+    let first = budget.acquire(900).unwrap();
+    std::thread::scope(|s| {
+        let wait_for = |waiting: u64| {
+            while budget.waiting() < waiting {
+                std::thread::yield_now();
+            }
+        };
+        s.spawn(|| {
+            let _permit = budget.acquire(500).unwrap();
+            order.lock().unwrap().push("large");
+        });
+        wait_for(1);
+        // 50 would fit beside the 900, but the 500 came first.
+        s.spawn(|| {
+            let _permit = budget.acquire(50).unwrap();
+            order.lock().unwrap().push("small");
+        });
+        wait_for(2);
+        drop(first);
+    });
+    assert_eq!(*order.lock().unwrap(), ["large", "small"]);
+}
+
+#[test]
+fn memory_that_cannot_be_had_is_an_error_not_an_abort() {
+    assert!(matches!(
+        memory::zeroed(usize::MAX / 2),
+        Err(FitError::OutOfMemory { .. })
+    ));
+    assert!(matches!(
+        memory::probe(u64::MAX),
+        Err(FitError::OutOfMemory { .. })
+    ));
+    let mut out = memory::Output::default();
+    use std::io::Write;
+    out.write_all(b"abc").unwrap();
+    assert_eq!(out.bytes, b"abc");
+}
+
+#[test]
+fn every_orientation_turns_as_image_does() {
+    use image::metadata::Orientation::*;
+    let rgb = image::RgbImage::from_fn(3, 2, |x, y| image::Rgb([x as u8, y as u8, 9]));
+    for orientation in [
+        NoTransforms,
+        Rotate90,
+        Rotate180,
+        Rotate270,
+        FlipHorizontal,
+        FlipVertical,
+        Rotate90FlipH,
+        Rotate270FlipH,
+    ] {
+        let mut want = image::DynamicImage::ImageRgb8(rgb.clone());
+        want.apply_orientation(orientation);
+        let pixels = Pixels {
+            width: 3,
+            height: 2,
+            channels: 3,
+            data: rgb.as_raw().clone(),
+        };
+        let got = decode::oriented(pixels, orientation).unwrap();
+        assert_eq!(
+            (got.width, got.height, &got.data),
+            (
+                want.width(),
+                want.height(),
+                want.as_bytes().to_vec().as_ref()
+            ),
+            "{orientation:?}"
+        );
+    }
+}
+
+#[test]
+fn resizing_in_two_passes_matches_the_resizer_in_one() {
+    use fast_image_resize::images::Image;
+    use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+    for channels in [3u8, 4] {
+        let data: Vec<u8> = (0..120 * 90 * u32::from(channels))
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let source = Pixels {
+            width: 120,
+            height: 90,
+            channels,
+            data: data.clone(),
+        };
+        let ours = resize::resize(&source, 47, 31).unwrap();
+        let kind = if channels == 3 {
+            PixelType::U8x3
+        } else {
+            PixelType::U8x4
+        };
+        let src = Image::from_vec_u8(120, 90, data, kind).unwrap();
+        let mut dst = Image::new(47, 31, kind);
+        let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+        Resizer::new().resize(&src, &mut dst, &options).unwrap();
+        assert_eq!(ours.data, dst.into_vec(), "{channels} channels");
+    }
+}
+
+#[test]
+fn sixteen_bit_and_float_samples_become_eight_bit_as_image_converts_them() {
+    let wide = image::ImageBuffer::<image::Rgba<u16>, _>::from_fn(64, 64, |x, y| {
+        let v = (x * 64 + y) * 16 + x % 16;
+        image::Rgba([
+            v as u16,
+            65535 - v as u16,
+            (v * 7) as u16,
+            257 * (x % 256) as u16,
+        ])
+    });
+    let mut png = Vec::new();
+    image::DynamicImage::ImageRgba16(wide.clone())
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let back = decode(&png).unwrap().pixels;
+    let want = image::DynamicImage::ImageRgba16(wide).to_rgba8();
+    assert_eq!((back.channels, &back.data), (4, want.as_raw()));
+
+    let float = image::ImageBuffer::<image::Rgb<f32>, _>::from_fn(50, 3, |x, y| {
+        image::Rgb([x as f32 / 49.0, y as f32 - 1.0, 1.5 - x as f32 / 40.0])
+    });
+    let bytes: Vec<u8> = float
+        .as_raw()
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let back = decode::eight_bit(bytes, 50, 3, image::ColorType::Rgb32F).unwrap();
+    let want = image::DynamicImage::ImageRgb32F(float).to_rgb8();
+    assert_eq!((back.channels, &back.data), (3, want.as_raw()));
+}

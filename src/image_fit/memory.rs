@@ -1,0 +1,181 @@
+//! Memory for fitting: a process-wide budget for the fits in progress,
+//! counted in bytes, and fallible allocation of the large buffers, so that
+//! memory running out is an error for the part's note, never an abort.
+
+use std::collections::TryReserveError;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+
+use super::FitError;
+
+/// The default budget: every image within the decoder's limits fits in it
+/// alone (the largest, 8000x8000 RGBA, needs about 749 MiB; see
+/// [`super::decode::Opened::peak_bytes`]).
+pub const DEFAULT_BUDGET: u64 = 768 * 1024 * 1024;
+
+/// Names the budget in MiB, read once, when the first image is fitted.
+pub const BUDGET_VARIABLE: &str = "MCP_CONTENT_FIT_MEMORY_MIB";
+
+/// The budget every fit in this process shares.
+pub fn global() -> &'static Budget {
+    static GLOBAL: OnceLock<Budget> = OnceLock::new();
+    GLOBAL.get_or_init(|| Budget::new(budget_from(std::env::var(BUDGET_VARIABLE).ok())))
+}
+
+/// The budget a setting names: a whole number of MiB, at least 1;
+/// anything else is the default.
+fn budget_from(setting: Option<String>) -> u64 {
+    setting
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .filter(|&mib| mib > 0)
+        .and_then(|mib| mib.checked_mul(1024 * 1024))
+        .unwrap_or(DEFAULT_BUDGET)
+}
+
+/// Bytes that fits in progress may hold at once. A fit waits until its
+/// bytes fit beside the others'; waiters are let in in the order they
+/// came (a large fit is not passed over forever by small ones), so a
+/// wait ends once the fits before it have ended. A fit larger than the
+/// whole budget is refused at once.
+pub struct Budget {
+    capacity: u64,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    in_use: u64,
+    /// The next ticket given out, and the one let in next.
+    next_ticket: u64,
+    serving: u64,
+    /// The most ever in use (for tests and diagnostics).
+    high_water: u64,
+}
+
+/// Bytes taken from a [`Budget`], given back when dropped.
+pub struct Permit<'b> {
+    budget: &'b Budget,
+    bytes: u64,
+}
+
+impl Budget {
+    pub fn new(capacity: u64) -> Budget {
+        Budget {
+            capacity,
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+        }
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    /// The most bytes ever in use at once.
+    pub fn high_water(&self) -> u64 {
+        self.lock().high_water
+    }
+
+    /// How many fits are waiting.
+    #[cfg(test)]
+    pub fn waiting(&self) -> u64 {
+        let state = self.lock();
+        state.next_ticket - state.serving
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // The state is whole numbers changed under the lock without a
+        // panic between; a poisoned lock holds a consistent state.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Take `bytes`, waiting for the fits before this one to make room.
+    pub fn acquire(&self, bytes: u64) -> Result<Permit<'_>, FitError> {
+        if bytes > self.capacity {
+            return Err(FitError::OverBudget {
+                needs: bytes,
+                budget: self.capacity,
+            });
+        }
+        let mut state = self.lock();
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        while state.serving != ticket || state.in_use + bytes > self.capacity {
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        state.serving += 1;
+        state.in_use += bytes;
+        state.high_water = state.high_water.max(state.in_use);
+        drop(state);
+        // The next ticket may fit beside this one.
+        self.changed.notify_all();
+        Ok(Permit {
+            budget: self,
+            bytes,
+        })
+    }
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        let mut state = self.budget.lock();
+        state.in_use -= self.bytes;
+        drop(state);
+        self.budget.changed.notify_all();
+    }
+}
+
+fn out_of_memory(bytes: usize) -> impl Fn(TryReserveError) -> FitError {
+    move |_| FitError::OutOfMemory {
+        bytes: bytes as u64,
+    }
+}
+
+/// `len` zero bytes, or an error when they cannot be allocated.
+pub fn zeroed(len: usize) -> Result<Vec<u8>, FitError> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len).map_err(out_of_memory(len))?;
+    buffer.resize(len, 0);
+    Ok(buffer)
+}
+
+/// An empty buffer with room for `len` bytes, or an error.
+pub fn with_capacity(len: usize) -> Result<Vec<u8>, FitError> {
+    let mut buffer = Vec::new();
+    buffer.try_reserve_exact(len).map_err(out_of_memory(len))?;
+    Ok(buffer)
+}
+
+/// Whether `bytes` can be allocated now: they are reserved and given back
+/// at once (address space only, no page is touched). Decoders allocate
+/// their own working memory infallibly; checking the whole peak first
+/// turns a process that cannot hold it (an address-space limit) into an
+/// error instead of an abort there.
+pub fn probe(bytes: u64) -> Result<(), FitError> {
+    let len = usize::try_from(bytes).map_err(|_| FitError::OutOfMemory { bytes })?;
+    with_capacity(len).map(drop)
+}
+
+/// Encoded output, grown fallibly: a failed allocation is an I/O error
+/// the encoder returns, kept here to be told apart.
+#[derive(Default)]
+pub struct Output {
+    pub bytes: Vec<u8>,
+    pub failed: Option<FitError>,
+}
+
+impl std::io::Write for Output {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if let Err(error) = self.bytes.try_reserve(data.len()) {
+            let wanted = self.bytes.len().saturating_add(data.len());
+            self.failed = Some(out_of_memory(wanted)(error));
+            return Err(std::io::ErrorKind::OutOfMemory.into());
+        }
+        self.bytes.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
