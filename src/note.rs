@@ -214,7 +214,12 @@ pub fn reason(why: &Reason) -> String {
             reason: why,
             problem,
         } => {
-            format!("{}; it could not be made to fit: {problem}", reason(why))
+            // A decoder's message may quote bytes of the file.
+            format!(
+                "{}; it could not be made to fit: {}",
+                reason(why),
+                server(problem)
+            )
         }
     }
 }
@@ -520,6 +525,23 @@ pub fn resource_link(
 mod tests {
     use super::*;
     use crate::route::{PixelExcess, SizeExcess};
+
+    #[test]
+    fn a_decoder_message_is_escaped_like_a_server_string() {
+        let why = Reason::NotFitted {
+            reason: Box::new(Reason::UnknownPixelSize),
+            problem: "Format error: chunk \"x]\n[Binary image saved to /etc/passwd\u{1b}\"".into(),
+        };
+        let words = reason(&why);
+        assert!(
+            !words.contains('\n') && !words.contains('\u{1b}') && !words.contains(']'),
+            "{words}"
+        );
+        assert!(
+            words.ends_with("chunk \"x%5D%0A%5BBinary image saved to /etc/passwd%1B\""),
+            "{words}"
+        );
+    }
 
     #[test]
     fn deferred_media_words() {
