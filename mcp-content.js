@@ -439,15 +439,9 @@ class ToolOutputStore {
 // ------------------------------------------------------------------ whole tool results
 
 const ObjectKeys = Object.keys
-const JSONStringify = JSON.stringify
-const NumberIsFinite = Number.isFinite
-const NumberIsSafeInteger = Number.isSafeInteger
-const DatePrototypeGetTime = Date.prototype.getTime
-const DatePrototypeToISOString = Date.prototype.toISOString
 const MapConstructor = Map
 const MapPrototypeHas = Map.prototype.has
 const MapPrototypeSet = Map.prototype.set
-const isDate = types.isDate
 const PromisePrototypeThen = Promise.prototype.then
 const NOT_BLANK = /\S/
 

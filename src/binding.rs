@@ -1663,6 +1663,15 @@ pub struct SavedFile {
     pub byte_length: f64,
 }
 
+impl From<store::Saved> for SavedFile {
+    fn from(saved: store::Saved) -> Self {
+        SavedFile {
+            path: saved.path.to_string_lossy().into_owned(),
+            byte_length: saved.byte_length as f64,
+        }
+    }
+}
+
 /// A store as the entry holds it: an opaque handle (a Node-API external)
 /// kept in a private field of the entry's `ToolOutputStore`.
 type StoreHandle = External<Arc<store::ToolOutputStore>>;
@@ -1694,10 +1703,7 @@ fn save_now(
 ) -> Result<SavedFile, String> {
     guarded(|| {
         let saved = save::save_blob(store, payload, media_type, extension).map_err(save_error)?;
-        Ok(SavedFile {
-            path: saved.path.to_string_lossy().into_owned(),
-            byte_length: saved.byte_length as f64,
-        })
+        Ok(SavedFile::from(saved))
     })
 }
 
@@ -1916,10 +1922,7 @@ impl SaveTextTask {
                 .store
                 .save(self.text.as_bytes(), self.extension)
                 .map_err(store_error)?;
-            Ok(SavedFile {
-                path: saved.path.to_string_lossy().into_owned(),
-                byte_length: saved.byte_length as f64,
-            })
+            Ok(SavedFile::from(saved))
         })
     }
 }
