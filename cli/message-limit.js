@@ -5,6 +5,8 @@
 // its largest attachments saved and noted until it fits; when its text alone is over, the whole
 // result is saved and a short result names the file.
 
+const { printable } = require('./terminal.js')
+
 /** Bytes of one message with its newline: 10 MiB less 1 MiB of room for what is read with it. */
 const MAX_MESSAGE_BYTES = 9 * 1024 * 1024
 /** What a reason or a server's string may take in a text the proxy makes. */
@@ -16,13 +18,13 @@ const NOTE_ROOM = 1000
 const lineBytes = (message) => Buffer.byteLength(JSON.stringify(message)) + 1
 
 /**
- * A server's string or an error's message, safe in a note: controls, line and bidi marks escaped as
- * \uXXXX, cut at MAX_REASON_CHARS characters.
+ * A server's string or an error's message, safe in a note: cut at MAX_REASON_CHARS characters,
+ * controls, line and bidi marks escaped as the CLI escapes what it prints.
  */
 function bounded(text) {
   const s = String(text)
   const cut = s.length > MAX_REASON_CHARS ? `${s.slice(0, MAX_REASON_CHARS)}…` : s
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return printable(cut)
 }
 
 /** An attachment of an MCP result part: its base64, media type and the words a note names it with. */
