@@ -81,7 +81,9 @@ fn check_error_position(text: &[u8], message: &str) {
     } else if message.starts_with("unexpected tab") {
         symbol == b'\t'
     } else if let Some(rest) = message.strip_prefix("unexpected character '") {
-        rest.as_bytes().first() == Some(&symbol)
+        // Shown as a note shows every server string (`]` as `%5D`).
+        let shown = mcp_content::note::server(&char::from(symbol).to_string()).into_owned();
+        rest.starts_with(&format!("{shown}'"))
     } else if let Some(rest) = message.strip_prefix("unexpected byte 0x") {
         rest.get(..2) == Some(format!("{symbol:02x}").as_str())
     } else {
