@@ -19,6 +19,7 @@ const noisyShot = () =>
 
 // Fitting 24 screenshots takes seconds: once per run is enough (Node's run; Bun's is the same code).
 const skip = isBun ? 'the same conversion runs under Node; 24 fits are slow under Bun in this suite' : false
+if (skip) console.log(`# request-share: skipped: ${skip}`)
 
 test('24 screenshots of 6.6 MB for anthropic: all attached, the request size shared', { skip, timeout: 120_000 }, async (t) => {
   const png = await noisyShot()
