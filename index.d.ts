@@ -1,4 +1,4 @@
-/* Types of the package entry (mcp-content.js), written by hand. */
+/* Types of the package entry (lib/index.js), written by hand. */
 
 /** MCP annotations; `audience` without "assistant" keeps a part from the model. */
 export interface Annotations {

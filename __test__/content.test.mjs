@@ -939,7 +939,7 @@ describe('module loading', () => {
   })
 
   test('index.d.ts declares the public API', () => {
-    const dts = fs.readFileSync(path.join(path.dirname(bindingEntry), 'index.d.ts'), 'utf8')
+    const dts = fs.readFileSync(path.join(bindingPath, 'index.d.ts'), 'utf8')
     for (const re of [
       /export declare function toContent\(/,
       /export declare function toContentAsync\(/,

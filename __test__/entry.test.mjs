@@ -1,4 +1,4 @@
-// The package entry (mcp-content.js) reads every part and answers plain text
+// The package entry (lib/parts.js) reads every part and answers plain text
 // parts itself; native code converts media. Sync and async must agree, a
 // file part's data is the canonical encoding of the bytes checked, and the
 // entry exports the documented API and nothing else.

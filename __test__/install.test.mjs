@@ -122,7 +122,7 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
 
   test('the main tarball holds the JS, the types, README and LICENSE, and no binary', () => {
     const files = tarList(mainTarball)
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'mcp-content.js', 'load-native.js', 'index.js', 'index.d.ts', 'cli/mcp-content.js', 'cli/proxy.js']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'index.js', 'index.d.ts', 'cli/mcp-content.js', 'cli/proxy.js']) {
       assert.ok(files.includes(`package/${f}`), `${f} in ${files.join(', ')}`)
     }
     assert.deepEqual(

@@ -1,4 +1,4 @@
-// npm run bench:text [-- <folder of an mcp-content.js to time instead>]
+// npm run bench:text [-- <another checkout's folder to time instead>]
 //
 // What a plain text part costs through toContent, with and without options,
 // against the hand-written helper it replaces: `{ type: 'text', text:
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const entryDir = process.argv[2] ? path.resolve(process.argv[2]) : path.join(here, '..')
-const { toContent } = createRequire(import.meta.url)(path.join(entryDir, 'mcp-content.js'))
+const { toContent } = createRequire(import.meta.url)(entryDir)
 
 const PARTS = 1000
 const REPEATS = 200

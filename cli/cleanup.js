@@ -2,7 +2,7 @@
 // mcp-content cleanup [dir]: the store's retention applied, and what it removed.
 const fs = require('node:fs')
 const path = require('node:path')
-const mcp = require('../mcp-content.js')
+const mcp = require('../lib/index.js')
 const options = require('./options.js')
 const { EXIT, CliError, colours, formatBytes, jsonText, printable, usageError } = require('./terminal.js')
 

@@ -1,6 +1,6 @@
 'use strict'
 // mcp-content convert --provider <p> [result.json|-]: one MCP tool result converted, as JSON.
-const mcp = require('../mcp-content.js')
+const mcp = require('../lib/index.js')
 const { readSource, parseToolResult, notJson } = require('./input.js')
 const options = require('./options.js')
 const { toMcpResult } = require('./mcp-shape.js')

@@ -2,7 +2,7 @@
 // Options shared by the commands, read and checked once; errors are usage errors (exit 2).
 const buffer = require('node:buffer')
 const { parseArgs } = require('node:util')
-const mcp = require('../mcp-content.js')
+const mcp = require('../lib/index.js')
 const { usageError } = require('./terminal.js')
 const { DEFAULT_MAX_INPUT } = require('./input.js')
 

@@ -9,7 +9,7 @@
 // message written to the client fits the message limit (message-limit.js).
 const { spawn } = require('node:child_process')
 const os = require('node:os')
-const mcp = require('../mcp-content.js')
+const mcp = require('../lib/index.js')
 const options = require('./options.js')
 const { LineReader, peekMessage } = require('./lines.js')
 const { toMcpResult, toResourceContents, toolsForProxy } = require('./mcp-shape.js')
@@ -403,7 +403,7 @@ class Proxy {
   async serverClosed(code, signal) {
     if (this.ended) return
     this.ended = true
-    await Promise.all([...this.converting])
+    await Promise.all(this.converting)
     // Requests the server will never answer get an error rather than silence.
     const how = signal ? `was ended by ${signal}` : `exited with code ${code}`
     for (const request of this.requests.values()) {

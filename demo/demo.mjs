@@ -18,7 +18,7 @@ import { checkBlock, naiveBlock, IMAGE_LIMIT_BEDROCK_VERTEX, IMAGE_LIMIT_DIRECT 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
 const root = path.join(here, '..')
-const mcp = require('../mcp-content.js')
+const mcp = require('../lib/index.js')
 const { colours, formatBytes, oneLine, progress } = require('../cli/terminal.js')
 const cli = path.join(root, 'cli', 'mcp-content.js')
 

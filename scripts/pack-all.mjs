@@ -307,7 +307,7 @@ function packMain(config, stageDir, out) {
   const listed = tarList(tarball)
   const binaries = listed.filter((f) => f.endsWith('.node'))
   if (binaries.length > 0) throw new Error(`${path.basename(tarball)} holds binaries: ${binaries.join(', ')}`)
-  for (const needed of ['package.json', 'README.md', 'LICENSE', 'mcp-content.js', 'load-native.js', 'index.js', 'index.d.ts']) {
+  for (const needed of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'index.js', 'index.d.ts']) {
     if (!listed.includes(`package/${needed}`)) throw new Error(`${path.basename(tarball)} lacks ${needed}`)
   }
   return tarball

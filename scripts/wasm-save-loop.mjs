@@ -21,7 +21,7 @@ const require = createRequire(import.meta.url)
 const mode = process.argv[2] ?? 'save'
 const count = Number(process.argv[3] ?? 200)
 if (mode !== 'save' && mode !== 'tocontent') throw new Error(`unknown mode ${mode}: save or tocontent`)
-const mc = require('../mcp-content.js')
+const mc = require('../lib/index.js')
 const target = require('../index.js').__napiBindingTarget
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-wasm-loop-'))
 const store = new mc.ToolOutputStore(dir)

@@ -10,10 +10,15 @@
 // Each value is read once, from own enumerable properties only: JSON.stringify
 // would call a `toJSON` found on a polluted prototype.
 
-const { invalidArgument, own } = require('./own-objects.js')
+const native = require('./native.js')
+const { invalidArgument, own, append } = require('./own-objects.js')
+const { isLatin1, nativeData, nativeWord } = require('./data.js')
+const { Media } = require('./parts.js')
+const { LongText, textOrLong } = require('./text.js')
 const { types } = require('node:util')
 
 const ReflectApply = Reflect.apply
+const PromisePrototypeThen = Promise.prototype.then
 const ObjectKeys = Object.keys
 const ArrayIsArray = Array.isArray
 const JSONStringify = JSON.stringify
@@ -25,6 +30,8 @@ const MapPrototypeGet = Map.prototype.get
 const MapPrototypeSet = Map.prototype.set
 const isDate = types.isDate
 
+/** Strings at least this long may become markers (the core's figure). */
+const LONG_STRING_CHARS = native.structuredLongStringChars()
 /** Deeper `structuredContent` is refused: a cycle would never end. */
 const MAX_JSON_DEPTH = 1000
 
@@ -139,17 +146,81 @@ function defineField(object, key, value) {
 
 /**
  * `structuredContent` as the model reads it: `json` with every long string
- * that repeats one of `strings` (the content parts' text or data) or holds
- * base64 replaced by its marker, `value` the same for an MCP client, and how
- * many of each were replaced. `whole` is the JSON of the value as given,
- * when anything was replaced (to be saved), else undefined.
+ * that repeats a content part's text or data (`reads`, as readPart reads
+ * them) or holds base64 replaced by its marker, `value` the same for an MCP
+ * client, and how many of each were replaced. `whole` is the JSON of the
+ * value as given, when anything was replaced (to be saved), else undefined.
  */
-function structuredView(structured, strings, markerOf, longChars) {
+function structuredView(structured, reads) {
+  const strings = []
+  for (let i = 0; i < reads.length; i++) append(strings, partString(reads[i]))
   const counts = { repeats: 0, base64: 0 }
-  const view = walk(structured, 0, { counts, byLength: repeatIndex(strings, longChars), markerOf, longChars })
+  const longChars = LONG_STRING_CHARS
+  const view = walk(structured, 0, { counts, byLength: repeatIndex(strings, longChars), markerOf: longStringMarker, longChars })
   const changed = counts.repeats + counts.base64 > 0
   const whole = counts.base64 > 0 ? walk(structured, 0, { counts: undefined, longChars }).json : undefined
   return { json: view.json, value: view.value, repeats: counts.repeats, base64: counts.base64, changed, whole }
 }
 
-module.exports = { structuredView }
+/** The string a read part carries (its data or text), for finding it repeated; else undefined. */
+function partString(read) {
+  if (read instanceof Media) return read.data
+  if (read instanceof LongText) return read.text
+  return read !== null && read.type === 'text' ? read.text : undefined
+}
+
+/** What a long string of structuredContent becomes (see structured-content.js). */
+function longStringMarker(string, repeatsPart) {
+  if (repeatsPart !== null) return native.structuredMarker('', false, repeatsPart)
+  const latin1 = isLatin1(string)
+  return native.structuredMarker(nativeData(string, latin1), nativeWord(latin1), null)
+}
+
+/**
+ * The structured content's text part (as readPart reads one): its JSON under
+ * a line saying what was left out, the whole JSON saved first when base64
+ * was. `saved` gets the saved file's entry. Async with `how` 'async'.
+ * `result`: the conversion's native handle, whose saved files stay.
+ */
+function structuredText(how, view, settings, saved, result) {
+  if (!view.changed) return textOrLong('', view.json, 'application/json', settings)
+  const withHeader = (file, error) => {
+    if (file !== null) append(saved, { path: file.path, byteLength: file.byteLength, mediaType: 'application/json' })
+    const header = native.structuredHeader(view.repeats, view.base64, file === null ? null : file.path, file === null ? null : file.byteLength, error)
+    return textOrLong(`${header}\n`, view.json, 'application/json', settings)
+  }
+  if (view.whole === undefined) return withHeader(null, null)
+  const { outputDir, store } = settings
+  if (how === 'sync') {
+    let file
+    try {
+      file = native.saveText('sync', view.whole, 'application/json', outputDir, store, result)
+    } catch (error) {
+      return withHeader(null, savedError(error))
+    }
+    return withHeader(file, null)
+  }
+  return ReflectApply(PromisePrototypeThen, native.saveText('async', view.whole, 'application/json', outputDir, store, result), [
+    (file) => withHeader(file, null),
+    (error) => withHeader(null, savedError(error)),
+  ])
+}
+
+/** A store error's message, for a note; anything else is thrown on. */
+function savedError(error) {
+  if (error !== null && typeof error === 'object' && typeof error.code === 'string' && error.code !== 'INVALID_ARGUMENT') return String(error.message)
+  throw error
+}
+
+/** True when a text part of the result is the structured content's JSON already (as MCP advises servers to send it). */
+function structuredInText(read) {
+  const view = read.structured
+  const { reads } = read
+  for (let i = 0; i < reads.length; i++) {
+    const part = reads[i]
+    if (part !== null && !(part instanceof Media) && !(part instanceof LongText) && native.sameJson(view.whole ?? view.json, part.text)) return true
+  }
+  return false
+}
+
+module.exports = { structuredView, structuredText, structuredInText }

@@ -1,0 +1,41 @@
+'use strict'
+// The package entry: what mcp-content exports, each from the file that does
+// its one job (see the header of each). Native code (src/, loaded by
+// native.js) makes the decisions and writes every note; the files here read
+// what a caller gives, once, and build the answers.
+
+const native = require('./native.js')
+const { ON_WASM } = require('./data.js')
+const { toContent, toContentAsync } = require('./to-content.js')
+const { classify, isUtf8, isTextualMediaType, estimateTokens } = require('./checks.js')
+const { ToolOutputStore } = require('./store.js')
+const { convertToolResult, convertToolResultSync } = require('./tool-result.js')
+const { AttachmentQueue } = require('./attachment-queue.js')
+const adapters = require('./adapters.js')
+const { repairHistory } = require('./repair-history.js')
+
+exports.toContent = toContent
+exports.toContentAsync = toContentAsync
+exports.classify = classify
+exports.isUtf8 = isUtf8
+exports.isTextualMediaType = isTextualMediaType
+exports.estimateTokens = estimateTokens
+exports.bindingTarget = ON_WASM ? native.__napiBindingTarget : 'native'
+exports.ToolOutputStore = ToolOutputStore
+exports.convertToolResult = convertToolResult
+exports.convertToolResultSync = convertToolResultSync
+exports.AttachmentQueue = AttachmentQueue
+
+// Wire formats: one converted result in each provider's shape.
+exports.toAnthropicToolResult = adapters.toAnthropicToolResult
+exports.toAnthropicContent = adapters.toAnthropicContent
+exports.toOpenAIResponsesOutput = adapters.toOpenAIResponsesOutput
+exports.toOpenAIResponsesMessage = adapters.toOpenAIResponsesMessage
+exports.toOpenAIChatMessages = adapters.toOpenAIChatMessages
+exports.toOpenAIChatUserMessage = adapters.toOpenAIChatUserMessage
+exports.toGeminiFunctionResponse = adapters.toGeminiFunctionResponse
+exports.toBedrockToolResult = adapters.toBedrockToolResult
+exports.toBedrockContent = adapters.toBedrockContent
+exports.toAiSdkToolOutput = adapters.toAiSdkToolOutput
+
+exports.repairHistory = repairHistory
