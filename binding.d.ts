@@ -124,6 +124,9 @@ export declare function isUtf8(data: Uint8Array): boolean
 /** The note for a `resource` part without a `resource` object. */
 export declare function missingResourceText(): string
 
+/** Every provider profile name, in the core's table order (the `providers` export). */
+export declare function providerNames(): Array<string>
+
 /** A file `storeCleanup` removed. */
 export interface RemovedFile {
   name: string

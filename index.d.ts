@@ -186,6 +186,9 @@ export declare function isTextualMediaType(mediaType: string): boolean
  */
 export declare const bindingTarget: 'native' | 'wasm32-wasi'
 
+/** Every provider profile name (`ProviderName`), in the core's table order; frozen. */
+export declare const providers: readonly ProviderName[]
+
 /** Options of `new ToolOutputStore(dir, options)`. */
 export interface ToolOutputStoreOptions {
   /** Files older than this many days are removed by `cleanup()` (default 7). */

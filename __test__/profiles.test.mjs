@@ -7,8 +7,11 @@
 // Bedrock on the decoded bytes).
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import path from 'node:path'
 import {
   loadBinding,
+  bindingPath,
   corpus,
   tempDir,
   b64,
@@ -289,5 +292,20 @@ describe('PDF page limits', () => {
       const { result } = await convert(t, part(pdf101), provider)
       assert.equal(result.type, 'file', `${provider}: ${JSON.stringify(result).slice(0, 200)}`)
     }
+  })
+})
+
+describe('the providers export', () => {
+  test('lists exactly the names of ProviderName in index.d.ts, each accepted, frozen', () => {
+    const { providers } = loadBinding()
+    const dts = fs.readFileSync(path.join(bindingPath, 'index.d.ts'), 'utf8')
+    const union = /export type ProviderName =([^]*?)\n\n/.exec(dts)
+    assert.ok(union, 'index.d.ts declares ProviderName')
+    const declared = [...union[1].matchAll(/'([^']+)'/g)].map((m) => m[1])
+    assert.deepEqual([...providers].sort(), [...declared].sort())
+    assert.equal(providers[0], 'default')
+    assert.ok(Object.isFrozen(providers))
+    for (const provider of providers) assert.equal(toContent({ type: 'text', text: 'x' }, { provider }).text, 'x')
+    assert.throws(() => toContent({ type: 'text', text: 'x' }, { provider: 'not-a-provider' }), { code: 'INVALID_ARGUMENT' })
   })
 })

@@ -21,6 +21,8 @@ exports.isUtf8 = isUtf8
 exports.isTextualMediaType = isTextualMediaType
 exports.estimateTokens = estimateTokens
 exports.bindingTarget = ON_WASM ? native.__napiBindingTarget : 'native'
+/** Every provider profile name, from the core's table. */
+exports.providers = Object.freeze(native.providerNames())
 exports.ToolOutputStore = ToolOutputStore
 exports.convertToolResult = convertToolResult
 exports.convertToolResultSync = convertToolResultSync

@@ -585,6 +585,12 @@ pub fn default_max_text_tokens() -> f64 {
     text_cap::DEFAULT_MAX_TEXT_TOKENS as f64
 }
 
+/// Every provider profile name, in the core's table order (the `providers` export).
+#[napi]
+pub fn provider_names() -> Vec<&'static str> {
+    provider::profile_names()
+}
+
 /// A store handle argument; `None` when absent, undefined or null.
 fn store_arg(value: Option<Unknown>) -> Result<Option<Arc<store::ToolOutputStore>>, String> {
     match value.filter(|v| !is_nullish(v).unwrap_or(false)) {

@@ -592,7 +592,8 @@ pub fn profile(name: Option<&str>) -> Option<&'static Profile> {
     PROFILES.iter().find(|p| p.name == name)
 }
 
-/// Names accepted by [`profile`], for error messages.
+/// Names accepted by [`profile`], in table order: error messages and the
+/// package's `providers` export.
 pub fn profile_names() -> Vec<&'static str> {
     PROFILES.iter().map(|p| p.name).collect()
 }
