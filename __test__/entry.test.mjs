@@ -12,7 +12,7 @@ import { repoRoot, corpus } from './fixtures/index.mjs'
 
 const require = createRequire(import.meta.url)
 const entry = require(repoRoot)
-const native = require(path.join(repoRoot, 'index.js'))
+const native = require(path.join(repoRoot, 'lib', 'binding', 'index.js'))
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-fast-'))
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
@@ -195,6 +195,7 @@ test('the entry exports the documented API only', () => {
     'estimateTokens',
     'isTextualMediaType',
     'isUtf8',
+    'providers',
     'repairHistory',
     'toAiSdkToolOutput',
     'toAnthropicContent',

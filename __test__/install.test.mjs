@@ -57,7 +57,7 @@ const node = findNode()
 
 function skipReason() {
   if (node === null) return 'no `node` on PATH to run npm and the packing with'
-  const built = path.join(repoRoot, `mcp-content.${suffix}.node`)
+  const built = path.join(repoRoot, 'lib', 'binding', `mcp-content.${suffix}.node`)
   if (!fs.existsSync(built)) return `${path.relative(repoRoot, built)} is missing (run npm run build)`
   if (!npmCli && spawnSync(npm, ['--version'], { shell: process.platform === 'win32' }).status !== 0) return 'no npm on PATH'
   return null
@@ -122,7 +122,7 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
 
   test('the main tarball holds the JS, the types, README and LICENSE, and no binary', () => {
     const files = tarList(mainTarball)
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'index.js', 'index.d.ts', 'cli/mcp-content.js', 'cli/proxy.js']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'lib/binding/index.js', 'index.d.ts', 'cli/mcp-content.js', 'cli/proxy.js']) {
       assert.ok(files.includes(`package/${f}`), `${f} in ${files.join(', ')}`)
     }
     assert.deepEqual(

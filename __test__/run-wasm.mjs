@@ -1,5 +1,5 @@
 // Runs part of the node:test suite against the WebAssembly build
-// (`npm run build:wasm` writes mcp-content.wasm32-wasi.wasm), forced with
+// (`npm run build:wasm` writes lib/binding/mcp-content.wasm32-wasi.wasm), forced with
 // NAPI_RS_FORCE_WASI=error: the generated loader then loads the wasm binary
 // or fails, never the native addon. The files are those about conversion,
 // classification and the spill store; the ones that start MCP servers, SDKs
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 
 const testDir = path.dirname(fileURLToPath(import.meta.url))
 const repoRoot = path.resolve(testDir, '..')
-const wasm = path.join(repoRoot, 'mcp-content.wasm32-wasi.wasm')
+const wasm = path.join(repoRoot, 'lib', 'binding', 'mcp-content.wasm32-wasi.wasm')
 
 // corpus and reference (about 30 s and 50 s here) compare the same core on the
 // same inputs as the native runs; hostile-options, large-input and soak test

@@ -21,9 +21,9 @@ export function loadNative() {
   return createRequire(import.meta.url)(path.resolve(here, '..'))
 }
 
-/** Which artifact napi-rs's loader (index.js, not part of the package API) loaded. */
+/** Which artifact napi-rs's loader (lib/binding/index.js, not part of the package API) loaded. */
 export function loadedBinding() {
-  return createRequire(import.meta.url)(path.resolve(here, '..', 'index.js')).__napiBindingTarget
+  return createRequire(import.meta.url)(path.resolve(here, '..', 'lib', 'binding', 'index.js')).__napiBindingTarget
 }
 
 /**

@@ -1,6 +1,6 @@
 'use strict'
-// Loads the native addon through the loader napi-rs generates (../index.js),
-// which tries ../mcp-content.<platform>.node (a checkout's build), then the
+// Loads the native addon through the loader napi-rs generates (binding/index.js),
+// which tries binding/mcp-content.<platform>.node (a checkout's build), then the
 // platform package mcp-content-<platform>. When neither loads, that loader
 // only says "Cannot find native binding"; this rethrows an error that names
 // the platform package and how to install it, with the loader's error (and
@@ -81,7 +81,7 @@ function unavailable(loadError) {
 
 let binding
 try {
-  binding = require('../index.js')
+  binding = require('./binding/index.js')
 } catch (error) {
   throw unavailable(error)
 }

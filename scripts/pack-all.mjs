@@ -277,7 +277,7 @@ function packPlatforms(config, built, stageDir, out) {
     // there; those go to the staged root only.
     if (target.platform === 'wasi') {
       const loaders = manifest.files.filter((name) => name !== path.basename(file))
-      for (const name of [...loaders, 'index.js', 'browser.js']) fs.copyFileSync(path.join(repoRoot, name), path.join(artifacts, name))
+      for (const name of [...loaders, 'index.js', 'browser.js']) fs.copyFileSync(path.join(repoRoot, 'lib', 'binding', name), path.join(artifacts, name))
     }
     fs.cpSync(src, path.join(stageDir, 'npm', target.platformArchABI), { recursive: true })
   }
@@ -307,7 +307,7 @@ function packMain(config, stageDir, out) {
   const listed = tarList(tarball)
   const binaries = listed.filter((f) => f.endsWith('.node'))
   if (binaries.length > 0) throw new Error(`${path.basename(tarball)} holds binaries: ${binaries.join(', ')}`)
-  for (const needed of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'index.js', 'index.d.ts']) {
+  for (const needed of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'lib/binding/index.js', 'index.d.ts']) {
     if (!listed.includes(`package/${needed}`)) throw new Error(`${path.basename(tarball)} lacks ${needed}`)
   }
   return tarball
@@ -332,7 +332,7 @@ async function main() {
   const results = []
   const built = []
   if (args.native) {
-    const file = path.join(repoRoot, `mcp-content.${targets[0].platformArchABI}.node`)
+    const file = path.join(repoRoot, 'lib', 'binding', `mcp-content.${targets[0].platformArchABI}.node`)
     if (!fs.existsSync(file)) throw new Error(`pack-all: ${path.relative(repoRoot, file)} is missing: run \`npm run build\``)
     built.push({ target: targets[0], file })
     results.push({ target: targets[0], how: 'npm run build (reused)' })

@@ -54,7 +54,7 @@ const LOADERS = [
 
 let failed = false
 for (const loader of LOADERS) {
-  const file = path.join(repoRoot, loader.file)
+  const file = path.join(repoRoot, 'lib', 'binding', loader.file)
   const text = fs.readFileSync(file, 'utf8')
   if (text.includes(MARK)) {
     console.log(`patch-wasi-loaders: ${loader.file} already patched`)

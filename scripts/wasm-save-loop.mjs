@@ -22,7 +22,7 @@ const mode = process.argv[2] ?? 'save'
 const count = Number(process.argv[3] ?? 200)
 if (mode !== 'save' && mode !== 'tocontent') throw new Error(`unknown mode ${mode}: save or tocontent`)
 const mc = require('../lib/index.js')
-const target = require('../index.js').__napiBindingTarget
+const target = require('../lib/binding/index.js').__napiBindingTarget
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-wasm-loop-'))
 const store = new mc.ToolOutputStore(dir)
 const png = mode === 'tocontent' ? fx.png(5_000_000).toString('base64') : undefined
