@@ -6,7 +6,7 @@ const mcp = require('../lib/index.js')
 const { usageError } = require('./terminal.js')
 const { DEFAULT_MAX_INPUT } = require('./input.js')
 
-/** Every provider profile, in the order the README's table lists them. */
+/** Every provider profile, in the order the table of docs/whole-results.md lists them. */
 const PROVIDERS = Object.freeze([
   'default',
   'anthropic',
