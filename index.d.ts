@@ -43,7 +43,7 @@ export type ContentPart =
   | { type: 'file'; mediaType: string; data: string; uri?: string; filename?: string; note?: string }
 
 /**
- * Target provider profiles: what each takes, where, and how much (README "Whole tool results").
+ * Target provider profiles: what each takes, where, and how much (docs/whole-results.md).
  * - `default`: the strictest common denominator (png, jpeg, gif, webp, pdf; 5 MB as base64, 8000 px).
  * - `anthropic`, `anthropic-bedrock`, `anthropic-vertex`: Claude's Messages API, direct, on Amazon
  *   Bedrock, on Google Cloud.
@@ -181,8 +181,8 @@ export declare function isTextualMediaType(mediaType: string): boolean
 
 /**
  * Which build runs this copy: `'native'` for the native addon, `'wasm32-wasi'`
- * for the WebAssembly fallback (slower on base64 strings; README, "WebAssembly
- * fallback"), which the loader takes when no native addon loads.
+ * for the WebAssembly fallback (slower on base64 strings; docs/platforms.md,
+ * "WebAssembly fallback"), which the loader takes when no native addon loads.
  */
 export declare const bindingTarget: 'native' | 'wasm32-wasi'
 
@@ -342,7 +342,7 @@ export declare class AttachmentQueue {
 
 /* ------------------------------------------------------------------ wire formats */
 /*
- * One converted tool result in each provider's wire shape (README "Wire formats"). Pure shape
+ * One converted tool result in each provider's wire shape (docs/wire-formats.md). Pure shape
  * mapping: convert the result for the same provider first (`provider` option), which decides what
  * is attached, deferred or saved. The types below are structural copies of each SDK's own types,
  * checked against them in the tests; the input is never modified.

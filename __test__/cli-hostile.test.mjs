@@ -110,13 +110,13 @@ describe('mcp-content prints no control or bidi character that came from input',
 })
 
 describe('mcp-content caps what it reads', () => {
-  test('--help and the README say the cap', async () => {
+  test('--help and the docs say the cap', async () => {
     for (const command of ['inspect', 'convert']) {
       const r = await run([command, '--help'])
       assert.match(r.stdout, /--max-input <size> +the most read from one file or standard input \(default 256MiB\)/)
     }
-    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8')
-    assert.match(readme, /`--max-input <size>`/)
+    const doc = fs.readFileSync(path.join(repoRoot, 'docs', 'command-line.md'), 'utf8')
+    assert.match(doc, /`--max-input <size>`/)
   })
 
   test('a bad --max-input: one line, exit 2', async () => {

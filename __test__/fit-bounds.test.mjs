@@ -1,4 +1,4 @@
-// The memory bounds of images made to fit (README, "Images made to fit";
+// The memory bounds of images made to fit (docs/images.md;
 // SECURITY.md), each in a child process (fixtures/fit-bounds-child.mjs):
 // - a whole result of many large images stays under the process-wide
 //   budget for fitting (768 MiB by default) plus the input, however many of
@@ -28,7 +28,7 @@ const sharp = require('sharp')
 const here = path.dirname(fileURLToPath(import.meta.url))
 const child = path.join(here, 'fixtures', 'fit-bounds-child.mjs')
 const MiB = 1024 * 1024
-/** The default budget for fitting, as the README states it. */
+/** The default budget for fitting, as docs/images.md states it. */
 const BUDGET = 768 * MiB
 /** What the call holds besides fitting: a copy of each part's data (async work owns its input) and its decoded bytes, the answer, the runtime's own growth. */
 const bound = (budget, r) => budget + 2 * r.inputChars + 64 * MiB

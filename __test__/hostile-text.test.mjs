@@ -3,7 +3,7 @@
 // mimeType and description, an embedded text's header, and classify's `problem`. Each is
 // percent-encoded as uris are in notes (control characters, line separators, bidi controls,
 // brackets, parentheses) and cut at 500 characters as shown (a description at 2,000), then
-// `… +N characters`. README "Note formats", SECURITY.md "Server strings in notes".
+// `… +N characters`. docs/routing.md "Note formats", SECURITY.md "Server strings in notes".
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { loadBinding, corpus, b64, tempDir, randomBytes } from './fixtures/index.mjs'

@@ -1,7 +1,7 @@
 // Inputs near the limits of a JS runtime: a 1 GiB Buffer and 512 MB base64
 // strings (V8's longest string is ~536.9 million characters). Each runs in a
 // child process that reports the peak memory the call added, checked
-// against the bounds the README states (Limits > Memory):
+// against the bounds docs/memory-safety.md states:
 // - raw bytes, sync: read in place, at most SLACK more;
 // - raw bytes, async: one copy (the worker thread may not read the caller's
 //   memory), plus SLACK;

@@ -80,7 +80,7 @@ function copyOnce(data) {
 /**
  * The functions under test, each converting all `parts` of one tool result.
  * `async` ones return a promise. Parts are converted with Promise.all (as in
- * the README's usage) unless `sequential`.
+ * the usage in README.md) unless `sequential`.
  */
 export function implementations({ native, reference, scenario, dirs }) {
   const convert = scenario.sequential

@@ -1,5 +1,5 @@
 // Pure-JS reference for the benchmark: the same decisions as the native
-// `toContent` (README "Routing"), written with the usual npm libraries:
+// `toContent` (docs/routing.md), written with the usual npm libraries:
 // Buffer base64, buffer.isUtf8, TextDecoder, file-type, image-size,
 // fs.promises.
 // __test__/reference.test.mjs proves it gives the same parts as the native
@@ -58,7 +58,7 @@ const ATTACH_LIMITS = {
   'application/pdf': { maxSize: { base64: false, max: 10 * MIB }, maxSide: null },
 }
 /** The native library sniffs a large base64 string by its first 64 KiB and
- * last 1 KiB only (README, classify); the reference looks at the same bytes
+ * last 1 KiB only (docs/api.md, classify); the reference looks at the same bytes
  * so that both make the same call on data damaged in the middle. */
 const HEAD_LEN = 64 * 1024
 const TAIL_LEN = 1024
@@ -309,7 +309,7 @@ function describeByte(b, position) {
 }
 
 /**
- * Validate a base64 string the way the README describes (standard or
+ * Validate a base64 string the way docs/routing.md describes (standard or
  * url-safe alphabet, not both; optional but correct padding; CR/LF skipped).
  * Returns `{ error }` or `{ canonical }`. The common case, a canonical string,
  * is settled by one regex; anything else gets a byte scan that names the

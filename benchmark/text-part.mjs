@@ -5,7 +5,7 @@
 // part.text }`. Nanoseconds at this scale move with the machine's load, so
 // the three are interleaved round by round and the fastest round of each is
 // reported. Give another checkout's folder to time its entry the same way
-// (how the README's before/after figures were taken).
+// (how the before/after figures of docs/performance.md were taken).
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'

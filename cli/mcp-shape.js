@@ -1,5 +1,5 @@
 'use strict'
-// A converted result in MCP terms, as the proxy sends it to its client (README "The proxy"):
+// A converted result in MCP terms, as the proxy sends it to its client (docs/proxy.md):
 // attachments back as MCP image, audio or embedded resource parts of their real type, everything
 // else (decoded text, notes of saved files, previews) as text parts. Parts whose audience leaves
 // out the assistant are the client's to show, not the model's: they stay as the server sent them.

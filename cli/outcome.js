@@ -1,6 +1,6 @@
 'use strict'
 // What a conversion did to one part, read back from its answer: attached, deferred, sent as text,
-// saved with a reason, or left out. The note texts are the documented ones (README "Note formats").
+// saved with a reason, or left out. The note texts are the documented ones (docs/routing.md, "Note formats").
 
 const SAVED_NOTE = /^\[[^()\n]*\(([^,()\n]+), (\d+) bytes\): ([^\n]*?); (?:saved to |could not be saved: )/
 const HELD_NOTE = /^\[(\S+) (?:image|document|audio), \d+ KB, not shown to the model: ([^\n]*?); (?:saved to |could not be saved: )/

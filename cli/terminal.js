@@ -2,7 +2,7 @@
 // What the CLI writes besides its answers: colours (only on a TTY, never with NO_COLOR), one line
 // per error, progress on a TTY, and the exit codes every command shares.
 
-/** Exit codes of every command (README "Command line"). */
+/** Exit codes of every command (docs/command-line.md). */
 const EXIT = Object.freeze({
   OK: 0,
   /** The work failed: a file could not be read, the input is not what the command takes, a conversion threw. */

@@ -309,7 +309,7 @@ function printTable(rows) {
   out.push(
     `${c.bold('mcp-content:')} ${s.mcpRefused === 0 ? c.green('none refused') : c.red(`${s.mcpRefused} refused`)}; ${s.saved} file${s.saved === 1 ? '' : 's'} saved to $OUT = ${values['output-dir'] ? outputDir : `${outputDir} (removed now; keep them with --output-dir)`}.`,
   )
-  out.push(c.dim('Any MCP client gets the same with one line of config: mcp-content proxy --provider <p> -- <server command> (README "The proxy").'))
+  out.push(c.dim('Any MCP client gets the same with one line of config: mcp-content proxy --provider <p> -- <server command> (docs/proxy.md).'))
   process.stdout.write(`${out.join('\n')}\n`)
 }
 

@@ -25,7 +25,7 @@ const latin1Write = Buffer.prototype.latin1Write
 const isUint8Array = types.isUint8Array
 const isSharedArrayBuffer = types.isSharedArrayBuffer
 
-// The WebAssembly build (README, "WebAssembly fallback") runs in WASI, whose
+// The WebAssembly build (docs/platforms.md, "WebAssembly fallback") runs in WASI, whose
 // working directory is `/`: it is handed relative folders made absolute here.
 const ON_WASM = native.__napiBindingTarget !== undefined && native.__napiBindingTarget !== 'native'
 

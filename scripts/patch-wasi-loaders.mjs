@@ -10,7 +10,7 @@
 // the fast call, which corrupts the JS heap: live objects become `FreeSpace`
 // and the process dies with SIGSEGV or SIGTRAP (nodejs/node#46777). Through a
 // JS function the call takes V8's regular API path, where a collection is safe.
-// README.md, "WebAssembly fallback", has the reproduction.
+// docs/platforms.md, "WebAssembly fallback", has the reproduction.
 //
 // Idempotent: a loader that already has the block is left as it is. Exits
 // non-zero when a loader lacks the line the block goes after (a napi-rs
@@ -27,7 +27,7 @@ function block(indent, wasiName) {
     `// ${MARK} (added by scripts/patch-wasi-loaders.mjs):`,
     '// a direct call from wasm is a V8 fast API call, and on Node 20 and 22 a',
     '// garbage collection started inside one corrupts the JS heap',
-    '// (nodejs/node#46777; README.md, "WebAssembly fallback").',
+    '// (nodejs/node#46777; docs/platforms.md, "WebAssembly fallback").',
     `${wasiName}.wasiImport = (function (direct) {`,
     '  const apply = Reflect.apply',
     '  const throughJs = {}',

@@ -1,6 +1,6 @@
 // Saves blobs in a loop through the package entry on the wasm binary: the
 // loop that corrupted the JS heap on Node 20 and 22 before the WASI loaders
-// were patched (scripts/patch-wasi-loaders.mjs; README, "WebAssembly
+// were patched (scripts/patch-wasi-loaders.mjs; docs/platforms.md, "WebAssembly
 // fallback"). Writes only under a temp folder, removed at the end.
 //
 //   NAPI_RS_FORCE_WASI=error node scripts/wasm-save-loop.mjs save 200

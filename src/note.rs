@@ -1,5 +1,6 @@
 //! The text notes the model reads instead of, or before, a part's content.
-//! Each format is documented in the README; keep them in step.
+//! Each format is documented in docs/routing.md ("Note formats") and
+//! docs/whole-results.md ("Notes of whole results"); keep them in step.
 
 use crate::budget::RequestExcess;
 use crate::provider::SizeLimit;

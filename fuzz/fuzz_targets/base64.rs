@@ -1,5 +1,5 @@
 //! Base64 (src/base64_data.rs) against a second decoder, the `base64` crate
-//! configured as the README's "Accepted base64" says: one alphabet, standard
+//! configured as docs/routing.md, "Accepted base64", says: one alphabet, standard
 //! or url-safe, not both; CR and LF skipped; padding optional but canonical
 //! when present; zero unused bits.
 //!
@@ -36,7 +36,7 @@ fn is_line_break(b: &u8) -> bool {
     *b == b'\r' || *b == b'\n'
 }
 
-/// The README's accepted forms, built from the `base64` crate.
+/// The accepted forms of docs/routing.md, built from the `base64` crate.
 fn reference(text: &[u8]) -> Result<Vec<u8>, String> {
     let symbols: Vec<u8> = text.iter().copied().filter(|b| !is_line_break(b)).collect();
     let standard = symbols.iter().any(|b| b"+/".contains(b));

@@ -173,8 +173,8 @@ pub fn declared(b: u8) -> Option<&'static str> {
     DECLARED[usize::from(b) % DECLARED.len()]
 }
 
-/// The store's name grammar, restated from its documentation (README,
-/// "Spill store"; src/store.rs module docs), not from its code.
+/// The store's name grammar, restated from its documentation (docs/store.md;
+/// src/store.rs module docs), not from its code.
 pub mod names {
     /// An extension `save` accepts (besides the empty one): 1 to 32 ASCII
     /// letters, digits, `-` and `_`; one segment, no dot.

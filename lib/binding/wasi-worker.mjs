@@ -64,7 +64,7 @@ try {
       // mcp-content: WASI calls go through JS functions (added by scripts/patch-wasi-loaders.mjs):
       // a direct call from wasm is a V8 fast API call, and on Node 20 and 22 a
       // garbage collection started inside one corrupts the JS heap
-      // (nodejs/node#46777; README.md, "WebAssembly fallback").
+      // (nodejs/node#46777; docs/platforms.md, "WebAssembly fallback").
       wasi.wasiImport = (function (direct) {
         const apply = Reflect.apply
         const throughJs = {}
