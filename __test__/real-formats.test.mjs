@@ -1,12 +1,13 @@
 // Formats real tools write that no provider takes, converted (or, where no
 // decoder here reads them, saved with a plain note): TIFF in the compressions
 // sharp (libtiff) writes, JPEG-in-TIFF its default. Every input is made by a
-// real encoder, every output decoded again by sharp.
+// real encoder, every output decoded again by sharp; AVIF and HEIC, which no
+// decoder here reads, get a note that says they cannot be shown.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import { loadBinding, tempDir, b64 } from './fixtures/index.mjs'
+import { loadBinding, tempDir, b64, corpus } from './fixtures/index.mjs'
 
 const require = createRequire(import.meta.url)
 const sharp = require('sharp')
@@ -127,4 +128,25 @@ describe('TIFF as sharp (libtiff) writes it', () => {
     }
     assert.equal(async_.content[2].data, sync.content[2].data)
   })
+})
+
+describe('AVIF and HEIC: no decoder here, said plainly', () => {
+  // AVIF as sharp (libheif with aom) writes it; HEIC from the corpus (an
+  // iPhone photo), since sharp's prebuilt libheif has no HEVC encoder.
+  const cases = [
+    ['AVIF written by sharp', 'image/avif', async () => sharp(photoRaw(96, 64), { raw: { width: 96, height: 64, channels: 3 } }).avif().toBuffer()],
+    ['HEIC from an iPhone', 'image/heic', async () => corpus('fixture-heic.heic')],
+  ]
+  for (const [name, mimeType, make] of cases) {
+    test(`${name}: the note says it cannot be shown, and the original is saved`, async (t) => {
+      const bytes = await make()
+      for (const declared of [mimeType, undefined]) {
+        const r = await both(t, { type: 'image', data: b64(bytes), ...(declared && { mimeType: declared }) })
+        assert.equal(r.type, 'text')
+        const m = new RegExp(`^\\[Binary image \\(${mimeType.replace('/', '\\/')}, ${bytes.length} bytes\\): ${mimeType.replace('/', '\\/')} is not accepted and cannot be converted here, so it cannot be shown; saved to (\\S+)\\]$`).exec(r.text)
+        assert.ok(m, r.text)
+        assert.ok(fs.readFileSync(m[1]).equals(bytes), 'the saved original differs from the input')
+      }
+    })
+  }
 })
