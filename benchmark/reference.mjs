@@ -1082,7 +1082,7 @@ async function decide(buf, declared, fromBase64, charset) {
     const reason =
       declared !== null && !sameFormat(declared, sniffed)
         ? `declared ${server(declared)} but the bytes are ${sniffed}, which is not accepted`
-        : `${sniffed} is not accepted`
+        : notAccepted(sniffed)
     return { route: 'spill', mediaType: sniffed, reason }
   }
 
@@ -1104,8 +1104,18 @@ async function decide(buf, declared, fromBase64, charset) {
     return { route: 'spill', mediaType: OCTET_STREAM, reason: `declared ${server(declared)} but the bytes do not match that format` }
   }
   const mediaType = declared ?? OCTET_STREAM
-  const reason = declaredTextual ? `declared ${server(declared)} but ${NOT_TEXT}` : `${server(mediaType)} is not accepted`
+  const reason = declaredTextual ? `declared ${server(declared)} but ${NOT_TEXT}` : notAccepted(mediaType)
   return { route: 'spill', mediaType, reason }
+}
+
+/** Images the native addon decodes to make them fit (src/image_fit/mod.rs, `decodes`). */
+const FIT_DECODES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp', 'image/tiff', 'image/vnd.microsoft.icon'])
+
+/** A type the provider does not take; an image no decoder reads cannot be shown at all. */
+function notAccepted(mediaType) {
+  return mediaType.startsWith('image/') && !FIT_DECODES.has(mediaType)
+    ? `${server(mediaType)} is not accepted and cannot be converted here, so it cannot be shown`
+    : `${server(mediaType)} is not accepted`
 }
 
 const NOT_TEXT = 'the bytes are not text (neither UTF-8 nor UTF-16)'

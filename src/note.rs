@@ -154,6 +154,17 @@ pub fn save_failed(
 /// Why a part was not attached, in words a model can act on.
 pub fn reason(why: &Reason) -> String {
     match why {
+        // An image no decoder here reads (AVIF, HEIC, ...) cannot be
+        // converted either: the model sees nothing of it.
+        Reason::NotAccepted {
+            media_type,
+            declared: None,
+        } if media_type.starts_with("image/") && !crate::image_fit::decodes(media_type) => {
+            format!(
+                "{} is not accepted and cannot be converted here, so it cannot be shown",
+                server(media_type)
+            )
+        }
         Reason::NotAccepted {
             media_type,
             declared: None,
@@ -660,6 +671,15 @@ mod tests {
         };
         let cases = [
             (not_accepted("image/bmp"), "image/bmp is not accepted"),
+            (
+                not_accepted("image/avif"),
+                "image/avif is not accepted and cannot be converted here, so it cannot be shown",
+            ),
+            (
+                not_accepted("image/heic"),
+                "image/heic is not accepted and cannot be converted here, so it cannot be shown",
+            ),
+            (not_accepted("application/zip"), "application/zip is not accepted"),
             (
                 Reason::NotAccepted {
                     media_type: "image/bmp".into(),

@@ -80,7 +80,18 @@ pub fn open(bytes: &[u8]) -> Result<Opened<'_>, FitError> {
     let mut limits = Limits::default();
     limits.max_alloc = Some(MAX_DECODED_BYTES);
     let mut animated = false;
-    let mut decoder: Box<dyn ImageDecoder> = if format == ImageFormat::WebP {
+    // A JPEG-compressed TIFF's decoder holds one strip's samples besides.
+    let mut tiff_strip_bytes = 0;
+    let mut ycbcr_tiff = None;
+    if format == ImageFormat::Tiff {
+        tiff_strip_bytes = super::tiff::jpeg_chunk_bytes(bytes)?;
+        ycbcr_tiff = super::tiff::ycbcr(bytes)?;
+    }
+    // YCbCr TIFF is decoded straight into the image's buffer, in place.
+    let in_place = ycbcr_tiff.is_some();
+    let mut decoder: Box<dyn ImageDecoder> = if let Some(tiff) = ycbcr_tiff {
+        Box::new(tiff)
+    } else if format == ImageFormat::WebP {
         let webp =
             image::codecs::webp::WebPDecoder::new(Cursor::new(bytes)).map_err(decode_error)?;
         animated = webp.has_animation();
@@ -101,7 +112,12 @@ pub fn open(bytes: &[u8]) -> Result<Opened<'_>, FitError> {
     // The limits still bound what a decoder allocates for itself where it
     // reads them (PNG's and TIFF's chunks, GIF's frames).
     decoder.set_limits(limits).map_err(decode_error)?;
-    let working_bytes = working_bytes(format, bytes, width, height, decoded_bytes);
+    let working_bytes = tiff_strip_bytes
+        + if in_place {
+            0
+        } else {
+            working_bytes(format, bytes, width, height, decoded_bytes)
+        };
     Ok(Opened {
         decoder,
         format,
@@ -177,10 +193,16 @@ fn working_bytes(format: ImageFormat, bytes: &[u8], width: u32, height: u32, dec
     let padded = |side: u32| u64::from(side).div_ceil(32) * 32;
     let padded_pixels = padded(width) * padded(height);
     match format {
-        ImageFormat::Jpeg => match jpeg_frame(bytes) {
-            Some(frame) if frame.progressive => 2 * u64::from(frame.components) * padded_pixels,
-            _ => 0,
-        },
+        // At the decoder's sides: a frame may give its height only later
+        // (in a DNL segment).
+        ImageFormat::Jpeg => jpeg_frame(bytes).map_or(0, |frame| {
+            JpegFrame {
+                width,
+                height,
+                ..frame
+            }
+            .coefficient_bytes()
+        }),
         ImageFormat::WebP => match bytes.get(12..16) {
             Some(b"VP8 ") => padded_pixels * 3 / 2,
             Some(b"VP8L") => padded_pixels * 4,
@@ -194,14 +216,37 @@ fn working_bytes(format: ImageFormat, bytes: &[u8], width: u32, height: u32, dec
 }
 
 /// What a JPEG's frame header says.
-struct JpegFrame {
-    progressive: bool,
-    components: u8,
+pub(super) struct JpegFrame {
+    pub progressive: bool,
+    pub components: u8,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl JpegFrame {
+    /// The decoded samples: a byte each, every component at full size.
+    pub fn sample_bytes(&self) -> u64 {
+        u64::from(self.width) * u64::from(self.height) * u64::from(self.components)
+    }
+
+    /// What a progressive frame's decoder keeps besides: every coefficient
+    /// (2 bytes a sample, sides padded to whole 32-pixel blocks, the
+    /// largest MCU); a baseline one decodes a few rows at a time.
+    pub fn coefficient_bytes(&self) -> u64 {
+        if !self.progressive {
+            return 0;
+        }
+        let padded = |side: u32| u64::from(side).div_ceil(32) * 32;
+        2 * u64::from(self.components) * padded(self.width) * padded(self.height)
+    }
 }
 
 /// The first frame header (SOFn) of a JPEG, found by walking its marker
 /// segments from the start.
-fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
+pub(super) fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return None;
+    }
     let mut at = 2; // after SOI
     loop {
         // Fill bytes (0xFF) may come before a marker.
@@ -218,9 +263,13 @@ fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
         match marker {
             // SOF0-SOF15 but DHT (C4), JPG (C8) and DAC (CC).
             0xC0..=0xCF if !matches!(marker, 0xC4 | 0xC8 | 0xCC) => {
+                let word =
+                    |i: usize| Some(u16::from_be_bytes([*bytes.get(i)?, *bytes.get(i + 1)?]));
                 return Some(JpegFrame {
                     progressive: matches!(marker, 0xC2 | 0xC6 | 0xCA | 0xCE),
                     components: *bytes.get(at + 9)?,
+                    height: u32::from(word(at + 5)?),
+                    width: u32::from(word(at + 7)?),
                 });
             }
             // Start of scan before any frame header: not a JPEG read here.

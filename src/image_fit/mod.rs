@@ -13,6 +13,7 @@ mod decode;
 mod encode;
 mod memory;
 mod resize;
+mod tiff;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
 pub use memory::{Budget, BUDGET_VARIABLE, DEFAULT_BUDGET};
