@@ -20,6 +20,9 @@ const FORMATS = {
   __proto__: null,
   anthropic: require('./wire/anthropic.js').history,
   'openai-responses': require('./wire/openai-responses.js').history,
+  'openai-chat': require('./wire/openai-chat.js').history,
+  gemini: require('./wire/gemini.js').history,
+  bedrock: require('./wire/bedrock.js').history,
   'ai-sdk': require('./wire/ai-sdk.js').history,
 }
 
@@ -148,8 +151,9 @@ class Draft {
 /**
  * Repair a conversation history that a provider refuses because of an
  * attachment already in it: every inline image or document is converted
- * as convertToolResult converts a media part for `provider` (the whole
- * history budgeted as one request), and what the provider would refuse is
+ * as convertToolResult converts a media part for `provider` (by default
+ * the format's: see each lib/wire/<format>.js; the whole history budgeted
+ * as one request), and what the provider would refuse is
  * replaced by the same note (the bytes saved by the store when there are
  * any); a mislabelled attachment gets its true media type. Returns a new
  * array (messages with nothing to repair are the same objects; nothing
@@ -160,9 +164,11 @@ function repairHistory(messages, options) {
   if (options === null || typeof options !== 'object') throw invalidArgument('`options` must be an object with a `format`')
   const format = own(options, 'format')
   const history = typeof format === 'string' ? FORMATS[format] : undefined
-  if (history === undefined) throw invalidArgument("`format` must be 'anthropic', 'openai-responses' or 'ai-sdk'")
+  if (history === undefined) throw invalidArgument("`format` must be 'anthropic', 'openai-responses', 'openai-chat', 'gemini', 'bedrock' or 'ai-sdk'")
   const settings = readOptions(options)
-  const job = { settings, read: { isError: false }, handle: native.resultNew(settings.provider, 'auto', settings.fitImages, settings.maxLongSide) }
+  // The provider the format is written for, unless the caller names one (Claude on Bedrock: 'anthropic-bedrock').
+  const provider = settings.provider !== undefined ? settings.provider : history.provider
+  const job = { settings, read: { isError: false }, handle: native.resultNew(provider, 'auto', settings.fitImages, settings.maxLongSide) }
   const draft = new Draft()
   const found = draft.found
   const drafted = copyArray(messages)

@@ -29,10 +29,10 @@ const DOCUMENT_FORMATS = {
   'text/markdown': 'md',
 }
 
-/** The media type a block's `format` names, from one of the tables above. */
+/** The media type a block's `format` names, from one of the tables above; '' for a format Bedrock does not take. */
 function mediaTypeOf(table, format) {
   for (const mediaType in table) if (table[mediaType] === format) return mediaType
-  return undefined
+  return ''
 }
 
 // ------------------------------------------------------------------ writing

@@ -62,15 +62,16 @@ function findMedia(part, inResponse) {
   return {
     kind: 'media',
     data,
-    mimeType: typeof mimeType === 'string' ? mimeType : undefined,
+    // Gemini needs a type: none declared is none it could keep ('').
+    mimeType: typeof mimeType === 'string' ? mimeType : '',
     // One kind of part for every media type.
     sameBlock: () => true,
     write: (out) => {
       const read = readParts([out], 'part')[0]
       if (read.text !== undefined) {
         if (!inResponse) return { text: read.text }
-        const text = { mediaType: 'text/plain', data: ReflectApply(BufferToString, ReflectApply(BufferFrom, BufferConstructor, [read.text, 'utf8']), ['base64']) }
-        return { inlineData: { mimeType: 'text/plain', data: text.data, displayName: typeof displayName === 'string' ? displayName : 'note.txt' } }
+        const data = ReflectApply(BufferToString, ReflectApply(BufferFrom, BufferConstructor, [read.text, 'utf8']), ['base64'])
+        return { inlineData: { mimeType: 'text/plain', data, displayName: typeof displayName === 'string' ? displayName : 'note.txt' } }
       }
       if (typeof displayName === 'string') read.filename = displayName
       return inlineData(read, 0)

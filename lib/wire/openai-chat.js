@@ -77,7 +77,8 @@ function findMedia(part) {
   } else {
     const data = own(body, 'data')
     const format = own(body, 'format')
-    inline = typeof data === 'string' ? { mediaType: typeof format === 'string' ? AUDIO_FORMATS[format] : undefined, data } : undefined
+    // A format Chat does not take declares no type it could keep ('').
+    inline = typeof data === 'string' ? { mediaType: (typeof format === 'string' ? AUDIO_FORMATS[format] : undefined) ?? '', data } : undefined
   }
   if (inline === undefined || typeof inline.data !== 'string') return undefined
   return {
