@@ -185,9 +185,14 @@ function repairHistory(messages, options) {
   for (let i = 0; i < found.length; i++) {
     const media = found[i].media
     const answer = resultMedia('sync', job, media)
-    append(converted, fromResultAnswer(answer, media))
-    // Unchanged: attached as it is, with the type it was declared with.
-    append(same, answer[0] === 'file' && answer[2] === null && (media.mimeType === undefined || answer[1] === media.mimeType))
+    const entry = fromResultAnswer(answer, media)
+    append(converted, entry)
+    // Unchanged: attached as it is (its own bytes, canonical base64), with the type it was
+    // declared with, in the kind of block that type needs (a PDF in an image block is not).
+    append(
+      same,
+      answer[0] === 'file' && answer[2] === null && (media.mimeType === undefined || answer[1] === media.mimeType) && found[i].sameBlock(entry.part) === true,
+    )
   }
   const decision = planResult(job, converted)
   let a = 0
