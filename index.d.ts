@@ -524,11 +524,16 @@ export declare function toAiSdkToolOutput(converted: ConvertedToolResult, option
 /** Options of `repairHistory`. */
 export interface RepairHistoryOptions {
   /**
-   * The history's shape: Anthropic Messages `messages`, OpenAI Responses `input` items, or AI SDK
-   * model messages (`ModelMessage[]` of AI SDK 6 or 7).
+   * The history's shape: Anthropic Messages `messages`, OpenAI Responses `input` items, OpenAI
+   * Chat Completions `messages`, Gemini `contents`, Bedrock Converse `messages`, or AI SDK model
+   * messages (`ModelMessage[]` of AI SDK 6 or 7).
    */
-  format: 'anthropic' | 'openai-responses' | 'ai-sdk'
-  /** The provider the history is sent to (default `"default"`). */
+  format: 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'bedrock' | 'ai-sdk'
+  /**
+   * The provider the history is sent to. Default: the format's (`anthropic`, `openai`,
+   * `openai-chat`, `google`, `bedrock`); for `ai-sdk`, `"default"` (what every provider takes).
+   * Name another for the same format elsewhere, e.g. `anthropic-bedrock` for Claude on Bedrock.
+   */
   provider?: ProviderName
   /** Where refused attachments are saved (default: a per-user temp folder). */
   store?: ToolOutputStore
@@ -550,12 +555,15 @@ export interface RepairHistoryOptions {
  * Repair a history that a provider refuses because of an attachment already in it (a session
  * that fails on every turn): each inline image or document (Anthropic `image`/`document` blocks
  * with base64 sources, in tool results too; Responses `input_image`/`input_file` data URLs, in
- * `function_call_output` too; AI SDK `image`/`file` parts and `file`/`file-data`/`image-data`/
- * `media` parts of tool outputs) is converted as `convertToolResult` converts a media part for
+ * `function_call_output` too; Chat `image_url`/`file`/`input_audio` parts; Gemini `inlineData`
+ * parts, in `functionResponse.parts` too; Bedrock `image`/`document` blocks, in `toolResult`
+ * too; AI SDK `image`/`file` parts and `file`/`file-data`/`image-data`/`media` parts of tool
+ * outputs) is checked by its bytes and converted as `convertToolResult` converts a media part for
  * `provider`, all of them budgeted as one request. What the provider would refuse (wrong media
  * type, over a limit, corrupt, empty, invalid base64) is replaced by the same note, the bytes saved
- * when there are any; a mislabelled one gets its true media type. URLs and file ids are left as
- * they are. Returns a new array (messages with nothing to repair are the same objects; nothing
+ * when there are any; a mislabelled one gets its true media type, in the kind of block that type
+ * needs (a PDF in an image block becomes a document); a textual one becomes text. URLs and file
+ * ids are left as they are. Returns a new array (messages with nothing to repair are the same objects; nothing
  * given is modified) and how many attachments were repaired.
  */
 export declare function repairHistory<M>(messages: readonly M[], options: RepairHistoryOptions): { messages: M[]; repaired: number }

@@ -11,7 +11,12 @@ const { classify, isUtf8, isTextualMediaType, estimateTokens } = require('./chec
 const { ToolOutputStore } = require('./store.js')
 const { convertToolResult, convertToolResultSync } = require('./tool-result.js')
 const { AttachmentQueue } = require('./attachment-queue.js')
-const adapters = require('./adapters.js')
+const anthropic = require('./wire/anthropic.js')
+const openaiResponses = require('./wire/openai-responses.js')
+const openaiChat = require('./wire/openai-chat.js')
+const gemini = require('./wire/gemini.js')
+const bedrock = require('./wire/bedrock.js')
+const aiSdk = require('./wire/ai-sdk.js')
 const { repairHistory } = require('./repair-history.js')
 
 exports.toContent = toContent
@@ -28,16 +33,16 @@ exports.convertToolResult = convertToolResult
 exports.convertToolResultSync = convertToolResultSync
 exports.AttachmentQueue = AttachmentQueue
 
-// Wire formats: one converted result in each provider's shape.
-exports.toAnthropicToolResult = adapters.toAnthropicToolResult
-exports.toAnthropicContent = adapters.toAnthropicContent
-exports.toOpenAIResponsesOutput = adapters.toOpenAIResponsesOutput
-exports.toOpenAIResponsesMessage = adapters.toOpenAIResponsesMessage
-exports.toOpenAIChatMessages = adapters.toOpenAIChatMessages
-exports.toOpenAIChatUserMessage = adapters.toOpenAIChatUserMessage
-exports.toGeminiFunctionResponse = adapters.toGeminiFunctionResponse
-exports.toBedrockToolResult = adapters.toBedrockToolResult
-exports.toBedrockContent = adapters.toBedrockContent
-exports.toAiSdkToolOutput = adapters.toAiSdkToolOutput
+// Wire formats (lib/wire/): one converted result in each provider's shape.
+exports.toAnthropicToolResult = anthropic.toAnthropicToolResult
+exports.toAnthropicContent = anthropic.toAnthropicContent
+exports.toOpenAIResponsesOutput = openaiResponses.toOpenAIResponsesOutput
+exports.toOpenAIResponsesMessage = openaiResponses.toOpenAIResponsesMessage
+exports.toOpenAIChatMessages = openaiChat.toOpenAIChatMessages
+exports.toOpenAIChatUserMessage = openaiChat.toOpenAIChatUserMessage
+exports.toGeminiFunctionResponse = gemini.toGeminiFunctionResponse
+exports.toBedrockToolResult = bedrock.toBedrockToolResult
+exports.toBedrockContent = bedrock.toBedrockContent
+exports.toAiSdkToolOutput = aiSdk.toAiSdkToolOutput
 
 exports.repairHistory = repairHistory

@@ -1,8 +1,10 @@
 'use strict'
 // repairHistory: a conversation history a provider refuses because of an
-// attachment already in it, repaired. Each inline attachment found in the
-// history's own shape is converted as in a tool result, the whole history
-// budgeted as one request, and written back in that shape.
+// attachment already in it, repaired. Generic over the wire formats: each
+// format (lib/wire/<format>.js, `history`) finds the inline media of one
+// message and writes a converted part back in its own shape; here each
+// media is converted as in a tool result, the whole history budgeted as one
+// request, and the repaired parts put in place.
 //
 // The caller's history is never written to: every object is read once
 // through a snapshot, and only the copies made here are changed.
@@ -12,25 +14,31 @@ const { invalidArgument, own, setField, append } = require('./own-objects.js')
 const { readOptions } = require('./options.js')
 const { Media } = require('./parts.js')
 const { resultMedia, fromResultAnswer, planResult, spill } = require('./tool-result.js')
-const adapters = require('./adapters.js')
 const { types } = require('node:util')
+
+const FORMATS = {
+  __proto__: null,
+  anthropic: require('./wire/anthropic.js').history,
+  'openai-responses': require('./wire/openai-responses.js').history,
+  'openai-chat': require('./wire/openai-chat.js').history,
+  gemini: require('./wire/gemini.js').history,
+  bedrock: require('./wire/bedrock.js').history,
+  'ai-sdk': require('./wire/ai-sdk.js').history,
+}
 
 const ReflectApply = Reflect.apply
 const ObjectKeys = Object.keys
 const ObjectGetPrototypeOf = Object.getPrototypeOf
 const ArrayIsArray = Array.isArray
-const RegExpPrototypeExec = RegExp.prototype.exec
-const Uint8ArrayConstructor = Uint8Array
-const isUint8Array = types.isUint8Array
-const StringPrototypeSlice = String.prototype.slice
-const StringPrototypeIndexOf = String.prototype.indexOf
-const StringPrototypeStartsWith = String.prototype.startsWith
-const isArrayBuffer = types.isArrayBuffer
 const isArrayBufferView = types.isArrayBufferView
 const WeakSetPrototypeAdd = WeakSet.prototype.add
 const WeakSetPrototypeHas = WeakSet.prototype.has
+const WeakMapPrototypeGet = WeakMap.prototype.get
+const WeakMapPrototypeSet = WeakMap.prototype.set
 /** The arrays and objects repairHistory made (copies): the only ones it writes to. */
 const drafts = new WeakSet()
+/** A drafted list's finishing step (a format's), with what the list held when read. */
+const finishes = new WeakMap()
 
 /** A shallow copy of an object a caller gave: its own enumerable properties, each read once. */
 function copyObject(object) {
@@ -50,129 +58,6 @@ function copyArray(list) {
   return copy
 }
 
-/** `data:<type>;base64,<data>` split, or undefined for any other string. */
-function parseDataUrl(url) {
-  if (typeof url !== 'string' || !ReflectApply(StringPrototypeStartsWith, url, ['data:'])) return undefined
-  const comma = ReflectApply(StringPrototypeIndexOf, url, [','])
-  if (comma < 0) return undefined
-  const head = ReflectApply(StringPrototypeSlice, url, [5, comma])
-  const marker = ReflectApply(StringPrototypeIndexOf, head, [';base64'])
-  if (marker < 0) return undefined
-  return { mediaType: ReflectApply(StringPrototypeSlice, head, [0, marker]) || undefined, data: ReflectApply(StringPrototypeSlice, url, [comma + 1]) }
-}
-
-/**
- * Data the history holds inline, as native code reads it: a base64 string
- * (a data URL's payload), bytes, or undefined for what is not inline (a
- * URL, a file id: nothing to check here).
- */
-function inlineData(value) {
-  if (typeof value === 'string') {
-    const url = parseDataUrl(value)
-    if (url !== undefined) return url
-    if (ReflectApply(RegExpPrototypeExec, URL_LIKE, [value]) !== null) return undefined
-    return { mediaType: undefined, data: value }
-  }
-  if (isUint8Array(value)) return { mediaType: undefined, data: value }
-  if (isArrayBuffer(value)) return { mediaType: undefined, data: new Uint8ArrayConstructor(value) }
-  return undefined
-}
-const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
-
-/** One attachment found in a history: what native code converts, and how to write it back. */
-class Found {
-  // Fields, not assignments: defined on the instance, whatever Object.prototype holds.
-  media
-  /** (part: ContentPart) => the part in the history's own shape. */
-  write
-  /** The element of the history it stands for. */
-  original = undefined
-  /** What goes back in its place. */
-  final = undefined
-
-  constructor(kind, data, mimeType, write) {
-    this.media = new Media(kind, data, mimeType, undefined)
-    this.write = write
-  }
-}
-
-/** An Anthropic image or document block with base64 data, as a Found; else undefined. */
-function anthropicFound(block) {
-  if (block === null || typeof block !== 'object') return undefined
-  const type = own(block, 'type')
-  if (type !== 'image' && type !== 'document') return undefined
-  const source = own(block, 'source')
-  if (source === null || typeof source !== 'object' || own(source, 'type') !== 'base64') return undefined
-  const data = own(source, 'data')
-  const declared = own(source, 'media_type')
-  return new Found(type === 'image' ? 'image' : 'media', typeof data === 'string' ? data : '', typeof declared === 'string' ? declared : undefined, (part) =>
-    adapters.toAnthropicContent([part])[0],
-  )
-}
-
-/** An OpenAI Responses input_image or input_file with inline data, as a Found; else undefined. */
-function responsesFound(item) {
-  if (item === null || typeof item !== 'object') return undefined
-  const type = own(item, 'type')
-  if (type !== 'input_image' && type !== 'input_file') return undefined
-  const inline = inlineData(own(item, type === 'input_image' ? 'image_url' : 'file_data'))
-  if (inline === undefined || typeof inline.data !== 'string') return undefined
-  const filename = own(item, 'filename')
-  return new Found(type === 'input_image' ? 'image' : 'media', inline.data, inline.mediaType, (part) => {
-    const named = part.type === 'file' && typeof filename === 'string' ? { type: 'file', mediaType: part.mediaType, data: part.data, filename } : part
-    return adapters.toOpenAIResponsesMessage([named]).content[0]
-  })
-}
-
-/** An AI SDK user image or file part with inline data, as a Found; else undefined. */
-function aiSdkUserFound(part) {
-  if (part === null || typeof part !== 'object') return undefined
-  const type = own(part, 'type')
-  if (type !== 'image' && type !== 'file') return undefined
-  let value = own(part, type === 'image' ? 'image' : 'data')
-  // AI SDK 7 tagged data: { type: 'data', data }.
-  if (value !== null && typeof value === 'object' && !isUint8Array(value) && !isArrayBuffer(value)) {
-    if (own(value, 'type') !== 'data') return undefined
-    value = own(value, 'data')
-  }
-  const inline = inlineData(value)
-  if (inline === undefined) return undefined
-  const declared = own(part, 'mediaType')
-  const filename = own(part, 'filename')
-  return new Found(type === 'image' ? 'image' : 'media', inline.data, typeof declared === 'string' ? declared : inline.mediaType, (out) => {
-    if (out.type === 'text') return out
-    if (type === 'image') return { type: 'image', image: out.data, mediaType: out.mediaType }
-    if (typeof filename === 'string') return { type: 'file', data: out.data, mediaType: out.mediaType, filename }
-    return { type: 'file', data: out.data, mediaType: out.mediaType }
-  })
-}
-
-/** A media part of an AI SDK tool output (`file`, `file-data`, `image-data`, `media`), as a Found; else undefined. */
-function aiSdkOutputFound(part) {
-  if (part === null || typeof part !== 'object') return undefined
-  const type = own(part, 'type')
-  let value
-  if (type === 'file') {
-    const tagged = own(part, 'data')
-    if (tagged === null || typeof tagged !== 'object' || isUint8Array(tagged) || own(tagged, 'type') !== 'data') return undefined
-    value = own(tagged, 'data')
-  } else if (type === 'file-data' || type === 'image-data' || type === 'media') {
-    value = own(part, 'data')
-  } else {
-    return undefined
-  }
-  const inline = inlineData(value)
-  if (inline === undefined) return undefined
-  const declared = own(part, 'mediaType')
-  const filename = own(part, 'filename')
-  return new Found(type === 'image-data' ? 'image' : 'media', inline.data, typeof declared === 'string' ? declared : inline.mediaType, (out) => {
-    if (out.type === 'text') return out
-    const named = typeof filename === 'string' ? { type: 'file', mediaType: out.mediaType, data: out.data, filename } : out
-    const output = adapters.toAiSdkToolOutput({ content: [named], deferred: [], isError: false }, { version: type === 'file' ? 7 : 6 })
-    return output.value[0]
-  })
-}
-
 /**
  * Each object of a history is read once, through a snapshot (its own
  * enumerable properties, copied): the checks and any copy handed back read
@@ -185,83 +70,90 @@ function snapshotOf(value) {
   return copy
 }
 
+/** One attachment found in a history: what native code converts, and how to write it back. */
+class Found {
+  // Fields, not assignments: defined on the instance, whatever Object.prototype holds.
+  media
+  /** (part) => whether the part, written back, is the same kind of block as the original. */
+  sameBlock
+  /** (part: ContentPart) => the part in the history's own shape. */
+  write
+  /** The element of the history it stands for, and its snapshot. */
+  original = undefined
+  snapshot = undefined
+  /** What goes back in its place. */
+  final = undefined
+
+  constructor(described, original, snapshot) {
+    this.media = new Media(described.kind, described.data, described.mimeType, undefined)
+    this.sameBlock = described.sameBlock
+    this.write = described.write
+    this.original = original
+    this.snapshot = snapshot
+  }
+}
+
 /**
- * The draft of a list a caller gave: a copy in which each element `find`
- * makes a Found of is replaced by it, and each other element `nested`
- * drafts is replaced by its draft; undefined when nothing in it was found.
+ * What a format's `draftMessage(snapshot, draft)` works with: `field`
+ * drafts one list of a snapshot, `snapshot` reads an object once, `state`
+ * is the format's own record across the whole history.
  */
-function draftList(list, find, nested, found) {
-  if (!ArrayIsArray(list)) return undefined
-  const copy = copyArray(list)
-  ReflectApply(WeakSetPrototypeAdd, drafts, [copy])
-  let any = false
-  for (let i = 0; i < copy.length; i++) {
-    const element = copy[i]
-    const snapshot = snapshotOf(element)
-    const hit = find(snapshot)
-    if (hit !== undefined) {
-      hit.original = element
-      append(found, hit)
-      copy[i] = hit
-      any = true
-    } else if (nested !== undefined) {
-      const inner = nested(snapshot, found)
-      if (inner !== undefined) {
-        copy[i] = inner
+class Draft {
+  found = []
+  state = { __proto__: null }
+
+  snapshot(value) {
+    return snapshotOf(value)
+  }
+
+  /**
+   * `snapshot` with its list `key` replaced by a draft: a copy in which each
+   * element `find` describes as media is replaced by a Found, and each other
+   * element `nested` drafts by its draft; undefined when nothing in it was
+   * found. `finish(list, read)`, when given, runs on the list once repaired
+   * (`read`: each element's snapshot, or what was written back in its place).
+   */
+  field(snapshot, key, find, nested, finish) {
+    if (snapshot === null || typeof snapshot !== 'object') return undefined
+    const list = snapshot[key]
+    if (!ArrayIsArray(list)) return undefined
+    const copy = copyArray(list)
+    ReflectApply(WeakSetPrototypeAdd, drafts, [copy])
+    const read = []
+    let any = false
+    for (let i = 0; i < copy.length; i++) {
+      const element = copy[i]
+      const snapshotted = snapshotOf(element)
+      append(read, snapshotted)
+      const described = find(snapshotted)
+      if (described !== undefined) {
+        const hit = new Found(described, element, snapshotted)
+        append(this.found, hit)
+        copy[i] = hit
+        read[i] = hit
         any = true
+      } else if (nested !== undefined) {
+        const inner = nested(snapshotted)
+        if (inner !== undefined) {
+          copy[i] = inner
+          read[i] = inner
+          any = true
+        }
       }
     }
+    if (!any) return undefined
+    if (finish !== undefined) ReflectApply(WeakMapPrototypeSet, finishes, [copy, { finish, read }])
+    setField(snapshot, key, copy)
+    return snapshot
   }
-  return any ? copy : undefined
-}
-
-/** `snapshot` (see snapshotOf) with `key` replaced by the draft of its list, or undefined. */
-function draftField(snapshot, key, find, nested, found) {
-  if (snapshot === null || typeof snapshot !== 'object') return undefined
-  const list = draftList(snapshot[key], find, nested, found)
-  if (list === undefined) return undefined
-  setField(snapshot, key, list)
-  return snapshot
-}
-
-/** Anything but an object (null, a number, a string) is left as it is. */
-function isObject(value) {
-  return value !== null && typeof value === 'object'
-}
-
-/** The drafting of one message (or input item, given as its snapshot) of each history format. */
-const DRAFT = {
-  __proto__: null,
-  anthropic: (message, found) =>
-    draftField(message, 'content', anthropicFound, (block, f) => (isObject(block) && own(block, 'type') === 'tool_result' ? draftField(block, 'content', anthropicFound, undefined, f) : undefined), found),
-  'openai-responses': (item, found) => {
-    if (item === null || typeof item !== 'object') return undefined
-    if (own(item, 'type') === 'function_call_output') return draftField(item, 'output', responsesFound, undefined, found)
-    return draftField(item, 'content', responsesFound, undefined, found)
-  },
-  'ai-sdk': (message, found) => {
-    if (message === null || typeof message !== 'object') return undefined
-    const role = own(message, 'role')
-    if (role === 'user') return draftField(message, 'content', aiSdkUserFound, undefined, found)
-    if (role !== 'tool') return undefined
-    const resultPart = (part, f) => {
-      if (part === null || typeof part !== 'object' || own(part, 'type') !== 'tool-result') return undefined
-      const output = snapshotOf(own(part, 'output'))
-      if (output === null || typeof output !== 'object' || own(output, 'type') !== 'content') return undefined
-      const drafted = draftField(output, 'value', aiSdkOutputFound, undefined, f)
-      if (drafted === undefined) return undefined
-      setField(part, 'output', drafted)
-      return part
-    }
-    return draftField(message, 'content', () => undefined, resultPart, found)
-  },
 }
 
 /**
  * Repair a conversation history that a provider refuses because of an
  * attachment already in it: every inline image or document is converted
- * as convertToolResult converts a media part for `provider` (the whole
- * history budgeted as one request), and what the provider would refuse is
+ * as convertToolResult converts a media part for `provider` (by default
+ * the format's: see each lib/wire/<format>.js; the whole history budgeted
+ * as one request), and what the provider would refuse is
  * replaced by the same note (the bytes saved by the store when there are
  * any); a mislabelled attachment gets its true media type. Returns a new
  * array (messages with nothing to repair are the same objects; nothing
@@ -271,17 +163,20 @@ function repairHistory(messages, options) {
   if (!ArrayIsArray(messages)) throw invalidArgument('`messages` must be an array')
   if (options === null || typeof options !== 'object') throw invalidArgument('`options` must be an object with a `format`')
   const format = own(options, 'format')
-  const draft = typeof format === 'string' ? DRAFT[format] : undefined
-  if (draft === undefined) throw invalidArgument("`format` must be 'anthropic', 'openai-responses' or 'ai-sdk'")
+  const history = typeof format === 'string' ? FORMATS[format] : undefined
+  if (history === undefined) throw invalidArgument("`format` must be 'anthropic', 'openai-responses', 'openai-chat', 'gemini', 'bedrock' or 'ai-sdk'")
   const settings = readOptions(options)
-  const job = { settings, read: { isError: false }, handle: native.resultNew(settings.provider, 'auto', settings.fitImages, settings.maxLongSide) }
-  const found = []
+  // The provider the format is written for, unless the caller names one (Claude on Bedrock: 'anthropic-bedrock').
+  const provider = settings.provider !== undefined ? settings.provider : history.provider
+  const job = { settings, read: { isError: false }, handle: native.resultNew(provider, 'auto', settings.fitImages, settings.maxLongSide) }
+  const draft = new Draft()
+  const found = draft.found
   const drafted = copyArray(messages)
   // [position, first found, end of found, draft] of each message holding attachments.
   const holding = []
   for (let i = 0; i < drafted.length; i++) {
     const first = found.length
-    const message = draft(snapshotOf(drafted[i]), found)
+    const message = history.draftMessage(snapshotOf(drafted[i]), draft)
     if (message !== undefined) append(holding, [i, first, found.length, message])
   }
   // Each attachment converted as in a tool result, then budgeted together.
@@ -290,9 +185,14 @@ function repairHistory(messages, options) {
   for (let i = 0; i < found.length; i++) {
     const media = found[i].media
     const answer = resultMedia('sync', job, media)
-    append(converted, fromResultAnswer(answer, media))
-    // Unchanged: attached as it is, with the type it was declared with.
-    append(same, answer[0] === 'file' && answer[2] === null && (media.mimeType === undefined || answer[1] === media.mimeType))
+    const entry = fromResultAnswer(answer, media)
+    append(converted, entry)
+    // Unchanged: attached as it is (its own bytes, canonical base64), with the type it was
+    // declared with, in the kind of block that type needs (a PDF in an image block is not).
+    append(
+      same,
+      answer[0] === 'file' && answer[2] === null && (media.mimeType === undefined || answer[1] === media.mimeType) && found[i].sameBlock(entry.part) === true,
+    )
   }
   const decision = planResult(job, converted)
   let a = 0
@@ -327,6 +227,16 @@ function settleMessage(value) {
   if (value instanceof Found) return value.final
   if (ArrayIsArray(value) && ReflectApply(WeakSetPrototypeHas, drafts, [value])) {
     for (let i = 0; i < value.length; i++) value[i] = settleMessage(value[i])
+    const finishing = ReflectApply(WeakMapPrototypeGet, finishes, [value])
+    if (finishing !== undefined) {
+      const read = finishing.read
+      // Each element as read, or as written back: never the caller's object again.
+      for (let i = 0; i < read.length; i++) {
+        const hit = read[i]
+        if (hit instanceof Found) read[i] = hit.final === hit.original ? hit.snapshot : hit.final
+      }
+      finishing.finish(value, read)
+    }
     return value
   }
   if (value !== null && typeof value === 'object' && ReflectApply(WeakSetPrototypeHas, drafts, [value])) {
