@@ -453,6 +453,8 @@ mod tests {
             c.text_encoding.map(TextEncoding::as_str),
             Some("windows-1252")
         );
+        // Undeclared, too short to be told from random bytes (see
+        // `text::detect`): binary.
         let c = bytes(b"na\xefve\n", None);
         assert_eq!((c.kind, c.text_encoding), (Kind::Binary, None));
         // UTF-16LE without a BOM, nothing declared.
@@ -471,6 +473,28 @@ mod tests {
             c.text_encoding.map(TextEncoding::as_str),
             Some("windows-1252")
         );
+    }
+
+    #[test]
+    fn legible_latin1_is_text_undeclared_or_octet_stream() {
+        // Issue 23: what server-filesystem's read_media_file sends for a
+        // Latin-1 .txt (application/octet-stream) was saved as binary.
+        let line = "Gr\u{fc}\u{df}e aus K\u{f6}ln: caf\u{e9} cr\u{e8}me, 5 \u{20ac}.\r\n";
+        for repeat in [3, 4000] {
+            let text = line.repeat(repeat);
+            let (latin, _, _) = encoding_rs::WINDOWS_1252.encode(&text);
+            for declared in [None, Some("application/octet-stream")] {
+                let c = bytes(&latin, declared);
+                assert_eq!((c.kind, c.media_type.as_str()), (Kind::Text, "text/plain"));
+                assert_eq!(
+                    c.text_encoding.map(TextEncoding::as_str),
+                    Some("windows-1252")
+                );
+                assert_eq!(c.problem(), None);
+                let b64 = crate::base64_data::encode(&latin);
+                assert_eq!(classify(Payload::Base64(b64.as_bytes()), declared), c);
+            }
+        }
     }
 
     #[test]

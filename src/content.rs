@@ -204,11 +204,11 @@ pub fn convert_fitting(
         ),
         Plan::SaveText {
             data,
-            decoded,
+            whole,
             media_type,
             header,
             cap,
-        } => spill_text(&data, decoded.as_deref(), &media_type, header, cap, store),
+        } => spill_text(&data, &whole, &media_type, header, cap, store),
     }
 }
 
@@ -468,17 +468,24 @@ enum Plan<'a> {
         label: Label<'a>,
         reason: Reason,
     },
-    /// Text over the cap: a preview, and the whole saved. `decoded` is the
-    /// text when it was decoded whole; else the data is UTF-8 too long to
-    /// need counting, streamed to the store as it is.
+    /// Text over the cap: a preview, and the whole saved.
     SaveText {
         data: Data<'a>,
-        decoded: Option<String>,
+        whole: WholeText,
         media_type: String,
         /// `[<label> (<mediaType>)]\n`
         header: String,
         cap: u64,
     },
+}
+
+/// The whole text of a [`Plan::SaveText`].
+enum WholeText {
+    /// Decoded already, to tell it was over the cap.
+    Decoded(String),
+    /// Too long to need counting: not decoded whole, but streamed to the
+    /// store from the data in this encoding, decoded piece by piece.
+    Streamed(TextEncoding),
 }
 
 fn label<'a>(part: &MediaPart<'a>) -> Label<'a> {
@@ -552,10 +559,10 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImage
             let header = note::text_header(label, &shown, named);
             // Too long to be within the cap whatever it says: not decoded whole.
             if let (Some(cap), Some(encoding)) = (cap, encoding) {
-                if encoding.is_utf8() && text_cap::surely_over(data.len(), Some(cap)) {
+                if text_cap::surely_over(data.len(), Some(cap)) {
                     return Plan::SaveText {
                         data,
-                        decoded: None,
+                        whole: WholeText::Streamed(encoding),
                         media_type,
                         header,
                         cap,
@@ -567,7 +574,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImage
                     Some(cap) => {
                         return Plan::SaveText {
                             data,
-                            decoded: Some(text),
+                            whole: WholeText::Decoded(text),
                             media_type,
                             header,
                             cap,
@@ -703,10 +710,11 @@ fn spill(
 }
 
 /// A text over the cap: its header, a preview, and the whole text saved
-/// (the decoded text, or the UTF-8 data streamed as it is).
+/// (the decoded text, or the data streamed: UTF-8 as it is, any other
+/// encoding decoded piece by piece).
 fn spill_text(
     data: &Data,
-    decoded: Option<&str>,
+    whole: &WholeText,
     media_type: &str,
     header: String,
     cap: u64,
@@ -714,36 +722,58 @@ fn spill_text(
 ) -> Converted {
     let extension = media_type::extension(media_type);
     let quarters = text_cap::preview_quarters(cap);
+    let head_len = text_cap::preview_bytes(quarters);
     let head;
-    let start = match decoded {
-        Some(text) => text,
-        None => {
-            head = data.prefix(text_cap::preview_bytes(quarters));
+    let head_text;
+    let start = match whole {
+        WholeText::Decoded(text) => text.as_str(),
+        WholeText::Streamed(encoding) if encoding.is_utf8() => {
+            head = data.prefix(head_len);
             // The head may end inside a character: stop before it.
             match std::str::from_utf8(&head) {
                 Ok(text) => text,
                 Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
             }
         }
+        WholeText::Streamed(encoding) => {
+            // No character of any encoding takes more than 4 bytes, as in
+            // UTF-8: the same head holds the preview.
+            head = data.prefix(head_len);
+            head_text = text::decode_head(&head, *encoding);
+            head_text.as_str()
+        }
     };
     let preview = text_cap::preview(start, quarters);
-    let (whole, saved) = match decoded {
-        Some(text) => (
+    let (whole, saved) = match whole {
+        WholeText::Decoded(text) => (
             text_cap::LineCounter::of(text.as_bytes()),
             store.save(text.as_bytes(), extension),
         ),
-        None => {
+        WholeText::Streamed(encoding) => {
             // Streamed: counted on the way to the file, or to nowhere if the
             // save failed before all of it was written.
+            let encoding = *encoding;
+            let write = |writer: &mut dyn Write| -> io::Result<u64> {
+                if encoding.is_utf8() {
+                    data.write_to(writer)
+                } else {
+                    text::decode_to(data.full(), encoding, writer)
+                }
+            };
+            let length = if encoding.is_utf8() {
+                data.len() as u64
+            } else {
+                text::decoded_len(data.full(), encoding)
+            };
             let mut whole = text_cap::LineCounter::default();
-            let saved = store.check_fits(data.len() as u64).and_then(|()| {
+            let saved = store.check_fits(length).and_then(|()| {
                 store.save_with(extension, |writer: &mut dyn Write| {
-                    data.write_to(&mut whole.wrap(writer))
+                    write(&mut whole.wrap(writer))
                 })
             });
             if saved.is_err() {
                 whole = text_cap::LineCounter::default();
-                let _ = data.write_to(&mut whole.wrap(&mut io::sink()));
+                let _ = write(&mut whole.wrap(&mut io::sink()));
             }
             (whole, saved)
         }

@@ -1,11 +1,15 @@
 //! Text detection: the encoding bytes are text in (a BOM, a declared
 //! charset, UTF-16 without a BOM, UTF-8, windows-1252 for a declared text
-//! type), the "clearly text" test, and decoding to `String`.
+//! type, a legacy encoding guessed for legible bytes), the "clearly text"
+//! test, and decoding to `String`.
 //!
 //! Every encoding but UTF-8 is read with encoding_rs, piece by piece through
 //! a small buffer: checking bytes allocates nothing, and decoding them holds
 //! the bytes and the text only.
 
+use std::io::{self, Write};
+
+use chardetng::{EncodingDetector, Iso2022JpDetection, Utf8Detection};
 use encoding_rs::{DecoderResult, Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252};
 
 use crate::charset;
@@ -88,6 +92,19 @@ const MAX_CONTROL_SHARE: f64 = 0.10;
 const MAX_GUESSED_NON_ASCII_SHARE: f64 = 0.25;
 /// Bytes decoded per step: the only buffer a check uses.
 const PIECE_LEN: usize = 8 * 1024;
+/// Shortest bytes a legacy encoding is guessed for (step 6 of `detect`):
+/// short ones cannot be told from random bytes. Random bytes are legible
+/// (no control byte, see `is_legible`) with probability (228/256)^n:
+/// 6e-4 for 64 bytes, 4e-7 for 128. The windows-1252 guess then also wants
+/// mostly ASCII, which legible random bytes of 64 give with probability
+/// 1e-6; for any other encoding chardetng's guess on legible random bytes
+/// of 64 bytes named one and decoded cleanly 76 times in 100,000, of 96
+/// bytes or more never.
+const MIN_WESTERN_GUESS_LEN: usize = 64;
+const MIN_OTHER_GUESS_LEN: usize = 128;
+/// See `has_word_breaks`.
+const WESTERN_BREAK_GAP: usize = 32;
+const OTHER_BREAK_GAP: usize = 128;
 
 pub fn is_utf8(bytes: &[u8]) -> bool {
     simdutf8::basic::from_utf8(bytes).is_ok()
@@ -103,7 +120,11 @@ pub fn is_utf8(bytes: &[u8]) -> bool {
 ///    ASCII (or Latin-1) UTF-16 and the bytes decode to clear text;
 /// 4. UTF-8 (ASCII when every byte is);
 /// 5. for a textual type, windows-1252 when that gives clear text that is
-///    mostly ASCII (see `MAX_GUESSED_NON_ASCII_SHARE`).
+///    mostly ASCII (see `MAX_GUESSED_NON_ASCII_SHARE`);
+/// 6. whatever was declared, the legacy encoding chardetng (Firefox's
+///    detector) guesses from the sample, when all the bytes are legible in
+///    it (`is_legible`) and long enough (`MIN_WESTERN_GUESS_LEN`); for
+///    windows-1252, also its fallback, mostly ASCII as in step 5.
 ///
 /// Steps 1 and 4 also require clear text unless the type is textual.
 /// `whole`: `bytes` are all of the data; when `false` they are its head,
@@ -150,7 +171,75 @@ pub fn detect(bytes: &[u8], declared: Declared, whole: bool) -> Option<TextEncod
     let is_text = declared.textual
         && sample_count(bytes, fallback).is_mostly_ascii()
         && is_clear_text_in(bytes, fallback, whole);
-    is_text.then_some(fallback)
+    if is_text {
+        return Some(fallback);
+    }
+    guess_legacy(bytes, whole)
+}
+
+/// Step 6 of `detect`. Costs a look at the sample's bytes, which turns
+/// almost all binary away; then chardetng on the sample (at most 8 KiB)
+/// and one decoding pass over all the bytes.
+fn guess_legacy(bytes: &[u8], whole: bool) -> Option<TextEncoding> {
+    let sample = &bytes[..bytes.len().min(SAMPLE_LEN)];
+    // A control byte is one in every legacy encoding chardetng guesses
+    // (none uses bytes below 0x40 in a multi-byte character).
+    let legible_bytes = sample.iter().all(|&b| b >= 0x80 || is_legible(b.into()));
+    if bytes.len() < MIN_WESTERN_GUESS_LEN || !legible_bytes {
+        return None;
+    }
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    detector.feed(sample, whole && sample.len() == bytes.len());
+    let guessed = detector.guess(None, Utf8Detection::Deny);
+    let encoding = TextEncoding::from_encoding(guessed);
+    let western = guessed == WINDOWS_1252;
+    let plausible = if western {
+        sample_count(bytes, encoding).is_mostly_ascii()
+    } else {
+        bytes.len() >= MIN_OTHER_GUESS_LEN
+    };
+    let plausible = plausible && has_word_breaks(sample, western);
+    (plausible && is_legible_in(bytes, encoding, whole)).then_some(encoding)
+}
+
+/// Text breaks into words and lines: an ASCII space, tab or line break at
+/// least every `WESTERN_BREAK_GAP` bytes on average in Western text, every
+/// `OTHER_BREAK_GAP` in any other (Chinese and Japanese put no spaces
+/// between words; prose in them measured here breaks at least every 54
+/// bytes). Pixel rows, audio samples and fill bytes, legible as they may
+/// be, rarely have them.
+fn has_word_breaks(sample: &[u8], western: bool) -> bool {
+    let breaks = sample
+        .iter()
+        .filter(|&&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .count();
+    let gap = if western {
+        WESTERN_BREAK_GAP
+    } else {
+        OTHER_BREAK_GAP
+    };
+    breaks.saturating_mul(gap) >= sample.len()
+}
+
+/// A character legible text has: no C0 control but tab, LF, CR, form feed
+/// (page breaks, in GNU sources and RFCs) and escape (terminal colours in
+/// logs); no DEL, and no C1 control (what a legacy encoding's undefined
+/// bytes decode to).
+fn is_legible(c: u32) -> bool {
+    match c {
+        0x09 | 0x0A | 0x0C | 0x0D | 0x1B => true,
+        0x00..=0x1F | 0x7F..=0x9F => false,
+        _ => true,
+    }
+}
+
+/// All of `bytes` decode in `encoding` to legible characters.
+fn is_legible_in(bytes: &[u8], encoding: TextEncoding, whole: bool) -> bool {
+    let mut legible = true;
+    let decodes = decode_pieces(body(bytes, encoding), encoding.encoding(), whole, |piece| {
+        legible = legible && piece.chars().all(|c| is_legible(c.into()));
+    });
+    decodes && legible
 }
 
 /// UTF-16 without a BOM, told by characters up to U+00FF: their high byte
@@ -313,6 +402,48 @@ pub fn decode_into(bytes: &[u8], encoding: TextEncoding, out: &mut String) -> bo
     }
     out.reserve_exact(len);
     decode_pieces(body, encoding, true, |piece| out.push_str(piece))
+}
+
+/// The start of `head` (the first bytes of data in `encoding`) decoded, a
+/// character cut at its end left out.
+pub fn decode_head(head: &[u8], encoding: TextEncoding) -> String {
+    let mut text = String::new();
+    // Malformed bytes end it early; the data was found to be in `encoding`.
+    decode_pieces(body(head, encoding), encoding.encoding(), false, |piece| {
+        text.push_str(piece)
+    });
+    text
+}
+
+/// The length in UTF-8 of `bytes` decoded in `encoding`, a BOM dropped.
+pub fn decoded_len(bytes: &[u8], encoding: TextEncoding) -> u64 {
+    let mut len = 0u64;
+    decode_pieces(body(bytes, encoding), encoding.encoding(), true, |piece| {
+        len += piece.len() as u64
+    });
+    len
+}
+
+/// Write `bytes` decoded in `encoding` to `out` in UTF-8, a BOM dropped,
+/// piece by piece: the text is never held whole. Returns the bytes written;
+/// an error when the bytes are not valid in that encoding.
+pub fn decode_to(bytes: &[u8], encoding: TextEncoding, out: &mut dyn Write) -> io::Result<u64> {
+    let mut written = Ok(0u64);
+    let valid = decode_pieces(body(bytes, encoding), encoding.encoding(), true, |piece| {
+        if let Ok(n) = &mut written {
+            match out.write_all(piece.as_bytes()) {
+                Ok(()) => *n += piece.len() as u64,
+                Err(error) => written = Err(error),
+            }
+        }
+    });
+    match written {
+        Ok(_) if !valid => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("not valid {}", encoding.as_str()),
+        )),
+        written => written,
+    }
 }
 
 #[cfg(test)]
@@ -550,6 +681,162 @@ mod tests {
         );
     }
 
+    /// Text in legacy encodings, as old files without a declaration hold it.
+    fn legacy_samples() -> Vec<(String, &'static Encoding)> {
+        let lines: [(&str, &'static Encoding); 6] = [
+            (
+                "Gr\u{fc}\u{df}e aus K\u{f6}ln! Der Kaffee kostet 5 \u{20ac}, die Cr\u{e8}me br\u{fb}l\u{e9}e ist na\u{ef}ve.\r\n",
+                WINDOWS_1252,
+            ),
+            (
+                "\u{3053}\u{308c}\u{306f}\u{53e4}\u{3044}\u{30d5}\u{30a1}\u{30a4}\u{30eb}\u{306e}\u{4f8b}\u{3067}\u{3001}\u{6587}\u{5b57}\u{30b3}\u{30fc}\u{30c9}\u{306e}\u{5ba3}\u{8a00}\u{304c}\u{3042}\u{308a}\u{307e}\u{305b}\u{3093}\u{3002}\n",
+                SHIFT_JIS,
+            ),
+            (
+                "\u{8fd9}\u{662f}\u{4e00}\u{4e2a}\u{6ca1}\u{6709}\u{58f0}\u{660e}\u{7f16}\u{7801}\u{7684}\u{4e2d}\u{6587}\u{6587}\u{672c}\u{6587}\u{4ef6}\u{ff0c}\u{7528}\u{6765}\u{6d4b}\u{8bd5}\u{7f16}\u{7801}\u{68c0}\u{6d4b}\u{3002}\n",
+                GBK,
+            ),
+            (
+                "\u{c774}\u{ac83}\u{c740} \u{c778}\u{cf54}\u{b529} \u{c120}\u{c5b8}\u{c774} \u{c5c6}\u{b294} \u{d55c}\u{ad6d}\u{c5b4} \u{d14d}\u{c2a4}\u{d2b8} \u{d30c}\u{c77c}\u{c785}\u{b2c8}\u{b2e4}.\n",
+                EUC_KR,
+            ),
+            (
+                "\u{42d}\u{442}\u{43e} \u{440}\u{443}\u{441}\u{441}\u{43a}\u{438}\u{439} \u{442}\u{435}\u{43a}\u{441}\u{442} \u{431}\u{435}\u{437} \u{43e}\u{431}\u{44a}\u{44f}\u{432}\u{43b}\u{435}\u{43d}\u{438}\u{44f} \u{43a}\u{43e}\u{434}\u{438}\u{440}\u{43e}\u{432}\u{43a}\u{438}.\n",
+                WINDOWS_1251,
+            ),
+            (
+                "\u{9019}\u{662f}\u{4e00}\u{500b}\u{6c92}\u{6709}\u{5ba3}\u{544a}\u{7de8}\u{78bc}\u{7684}\u{7e41}\u{9ad4}\u{4e2d}\u{6587}\u{6587}\u{5b57}\u{6a94}\u{ff0c}\u{7528}\u{4f86}\u{6e2c}\u{8a66}\u{3002}\n",
+                BIG5,
+            ),
+        ];
+        lines
+            .into_iter()
+            .map(|(line, encoding)| (line.repeat(3), encoding))
+            .collect()
+    }
+
+    #[test]
+    fn legacy_text_is_read_without_a_declaration() {
+        for (text, encoding) in legacy_samples() {
+            let bytes = encoded(&text, encoding);
+            assert!(bytes.len() >= 128, "{}", encoding.name());
+            for declared in [NOTHING, TEXT_ONLY] {
+                let found = detect_whole(&bytes, declared);
+                assert_eq!(
+                    found,
+                    Some(TextEncoding::Legacy(encoding)),
+                    "{}",
+                    encoding.name()
+                );
+                // A head cut inside a character reads the same.
+                let head = &bytes[..bytes.len() - 1];
+                assert_eq!(detect(head, declared, false), found, "{}", encoding.name());
+            }
+            let found = TextEncoding::Legacy(encoding);
+            assert_eq!(decode(&bytes, found).as_deref(), Some(text.as_str()));
+        }
+    }
+
+    #[test]
+    fn a_legacy_guess_needs_legible_bytes_throughout() {
+        let line = "Gr\u{fc}\u{df}e aus K\u{f6}ln, der Kaffee kostet 5 \u{20ac}.\n";
+        let latin = encoded(&line.repeat(4), WINDOWS_1252);
+        let western = Some(TextEncoding::Legacy(WINDOWS_1252));
+        assert_eq!(detect_whole(&latin, NOTHING), western);
+        // Page breaks and terminal colours are in real text.
+        for allowed in [b"\x0c".as_slice(), b"\x1b[1m", b"\t", b"\r\n"] {
+            let mut bytes = latin.clone();
+            bytes.splice(40..40, allowed.iter().copied());
+            assert_eq!(detect_whole(&bytes, NOTHING), western, "{allowed:?}");
+        }
+        // Any other control, anywhere, even past the sample: not text.
+        for at in [40, latin.len() - 1] {
+            for bad in [0x00, 0x01, 0x07, 0x08, 0x0b, 0x1f, 0x7f] {
+                let mut bytes = latin.clone();
+                bytes.insert(at, bad);
+                assert_eq!(detect_whole(&bytes, NOTHING), None, "{bad:#x} at {at}");
+            }
+            // A byte windows-1252 leaves undefined (read as a C1 control)
+            // rules it out; one that defines it may fit (0x8D is a
+            // Central European capital in windows-1250).
+            for undefined in [0x81, 0x8d, 0x8f, 0x90, 0x9d] {
+                let mut bytes = latin.clone();
+                bytes.insert(at, undefined);
+                let found = detect_whole(&bytes, NOTHING);
+                assert_ne!(found, western, "{undefined:#x} at {at}");
+                if let Some(found) = found {
+                    let text = decode(&bytes, found).unwrap();
+                    assert!(text.chars().all(|c| is_legible(c.into())), "{found:?}");
+                }
+            }
+        }
+        let mut long = encoded(&line.repeat(400), WINDOWS_1252);
+        assert!(long.len() > SAMPLE_LEN);
+        assert_eq!(detect_whole(&long, NOTHING), western);
+        long.push(0x01);
+        assert_eq!(detect_whole(&long, NOTHING), None);
+    }
+
+    #[test]
+    fn short_legacy_bytes_are_not_guessed() {
+        // Too short to be told from random bytes: 64 bytes for the
+        // windows-1252 guess (mostly ASCII), 128 for any other.
+        let latin = encoded(&"caf\u{e9} ".repeat(20), WINDOWS_1252);
+        assert_eq!(latin.len(), 100);
+        assert_eq!(detect_whole(&latin[..63], NOTHING), None);
+        assert_eq!(
+            detect_whole(&latin[..64], NOTHING),
+            Some(TextEncoding::Legacy(WINDOWS_1252))
+        );
+        let cyrillic = encoded(
+            &"\u{442}\u{435}\u{43a}\u{441}\u{442} ".repeat(30),
+            WINDOWS_1251,
+        );
+        assert_eq!(detect_whole(&cyrillic[..127], NOTHING), None);
+        assert_eq!(
+            detect_whole(&cyrillic[..128], NOTHING),
+            Some(TextEncoding::Legacy(WINDOWS_1251))
+        );
+    }
+
+    #[test]
+    fn legible_random_bytes_are_never_legacy_text() {
+        // The hard case for the guess: random bytes with no control byte
+        // (a C0 control but tab, LF, CR, FF, ESC; DEL), which random data
+        // of n bytes is with probability (228/256)^n.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 32) as u8
+        };
+        let legible =
+            |b: u8| b >= 0x20 && b != 0x7f || matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1b);
+        for len in (1..=64).chain([72, 96, 120, 127, 128, 129, 160, 256, 512]) {
+            for _ in 0..200 {
+                let mut bytes = Vec::with_capacity(len);
+                while bytes.len() < len {
+                    let b = next();
+                    if legible(b) {
+                        bytes.push(b);
+                    }
+                }
+                let found = detect_whole(&bytes, NOTHING);
+                assert!(
+                    matches!(found, None | Some(TextEncoding::Ascii | TextEncoding::Utf8)),
+                    "{len} bytes {bytes:02x?}: {found:?}"
+                );
+            }
+        }
+        // Fill bytes (erased flash, padding) have no word breaks.
+        for fill in 0x80..=0xffu8 {
+            for len in [64, 128, 4096] {
+                assert_eq!(detect_whole(&vec![fill; len], NOTHING), None, "{fill:#x}");
+            }
+        }
+    }
+
     #[test]
     fn binary_is_not_text_in_any_encoding() {
         // A fixed pseudo-random sequence, NUL bytes included.
@@ -640,6 +927,41 @@ mod tests {
             &mut untouched
         ));
         assert_eq!(untouched, "x");
+    }
+
+    #[test]
+    fn streamed_decoding_matches_decoding_whole() {
+        let text = "Gr\u{fc}\u{df}e \u{20ac}\n".repeat(5000);
+        let sjis_text = "\u{65e5}\u{672c}\u{8a9e}\n".repeat(5000);
+        let cases = [
+            (
+                encoded(&text, WINDOWS_1252),
+                TextEncoding::Legacy(WINDOWS_1252),
+            ),
+            (
+                encoded(&sjis_text, SHIFT_JIS),
+                TextEncoding::Legacy(SHIFT_JIS),
+            ),
+            (utf16(&text, false, true), TextEncoding::Utf16Le),
+        ];
+        for (bytes, encoding) in cases {
+            let whole = decode(&bytes, encoding).unwrap();
+            let mut out = Vec::new();
+            let written = decode_to(&bytes, encoding, &mut out).unwrap();
+            assert_eq!(out, whole.as_bytes(), "{encoding:?}");
+            assert_eq!(written, whole.len() as u64);
+            assert_eq!(decoded_len(&bytes, encoding), whole.len() as u64);
+            // A head cut inside a character: the whole characters before it.
+            let head = decode_head(&bytes[..1001], encoding);
+            assert!(whole.starts_with(&head), "{encoding:?}");
+            assert!(head.len() >= 400, "{encoding:?}");
+        }
+        let error = decode_to(
+            b"\x81\x20",
+            TextEncoding::Legacy(SHIFT_JIS),
+            &mut Vec::new(),
+        );
+        assert_eq!(error.unwrap_err().kind(), io::ErrorKind::InvalidData);
     }
 
     #[test]
