@@ -4,7 +4,6 @@
 // arguments, and repairHistory's copies, counts, notes and saved files.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import { loadBinding, tempDir, corpus, b64, makeWav, checkSavedNote, listFiles } from './fixtures/index.mjs'
 import { deepFreeze } from './fixtures/results.mjs'
 
@@ -156,9 +155,15 @@ describe('adapters: careful reading', () => {
     const inherited = Object.create({ content: [text('inherited')], isError: true })
     assert.deepEqual(m.toAnthropicToolResult(inherited, 'x'), { type: 'tool_result', tool_use_id: 'x', content: [] })
     const setter = []
-    Object.defineProperty(Object.prototype, 'is_error', { set: (v) => setter.push(v), configurable: true })
-    Object.defineProperty(Object.prototype, 'filename', { set: (v) => setter.push(v), get: () => 'polluted.exe', configurable: true })
-    Object.defineProperty(Array.prototype, '0', { set: (v) => setter.push(v), configurable: true })
+    Object.defineProperty(Object.prototype, 'is_error', { set: (v) => {
+      setter.push(v)
+    }, configurable: true })
+    Object.defineProperty(Object.prototype, 'filename', { set: (v) => {
+      setter.push(v)
+    }, get: () => 'polluted.exe', configurable: true })
+    Object.defineProperty(Array.prototype, '0', { set: (v) => {
+      setter.push(v)
+    }, configurable: true })
     try {
       const block = m.toAnthropicToolResult(converted([text('x')], { isError: true }), 'x')
       assert.equal(Object.getOwnPropertyDescriptor(block, 'is_error').value, true)

@@ -10,7 +10,6 @@ import { spawnSync } from 'node:child_process'
 import { pathToFileURL } from 'node:url'
 import {
   loadBinding,
-  repoRoot,
   bindingPath,
   bindingEntry,
   testDir,

@@ -16,7 +16,6 @@ import {
   listFiles,
   checkSavedNote,
   checkFilePart,
-  parseSavedNote,
   snapshot,
   assertSameResult,
   referenceImageInfo,

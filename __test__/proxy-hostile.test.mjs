@@ -11,7 +11,7 @@ import { createRequire } from 'node:module'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
-import { repoRoot, testDir, tempDir, parseSavedNote, makePng, cliPath as cli } from './fixtures/index.mjs'
+import { repoRoot, testDir, tempDir, makePng, cliPath as cli } from './fixtures/index.mjs'
 import { BIG_PNG_BYTES } from './fixtures/hostile-server.mjs'
 
 const require = createRequire(import.meta.url)

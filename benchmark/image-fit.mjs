@@ -19,7 +19,6 @@ import { imageFitScenarios } from './scenarios.mjs'
 import { gc, loadNative, median, memorySnapshot, MemorySampler, procStatus, resetPeakRss, tick } from './measure.mjs'
 
 const require = createRequire(import.meta.url)
-const here = path.dirname(fileURLToPath(import.meta.url))
 const RUNS = 5
 
 let sharp

@@ -525,7 +525,10 @@ const CJK = /[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u30FF\u3100-\u31FF\u3200-\u4DBF\
 export function estimateTokens(text) {
   let cjk = 0
   let other = 0
-  for (const ch of text) CJK.test(ch) ? cjk++ : other++
+  for (const ch of text) {
+    if (CJK.test(ch)) cjk++
+    else other++
+  }
   return Math.ceil(other / 4) + Math.ceil((cjk * 3) / 2)
 }
 
@@ -684,7 +687,10 @@ function sniffMarkup(head) {
   for (;;) {
     s = s.replace(/^[\t\n\f\r ]+/, '')
     let close
-    if (s.startsWith('<?xml')) (declared = true), (close = '?>')
+    if (s.startsWith('<?xml')) {
+      declared = true
+      close = '?>'
+    }
     else if (s.startsWith('<?')) close = '?>'
     else if (s.startsWith('<!--')) close = '-->'
     else if (s.slice(0, 9).toUpperCase() === '<!DOCTYPE') {
@@ -1201,7 +1207,7 @@ function fileName(uri) {
   } catch {
     return undefined
   }
-  if (name === '' || name === '.' || name === '..' || /[\/\\\p{Cc}]/u.test(name)) return undefined
+  if (name === '' || name === '.' || name === '..' || /[/\\\p{Cc}]/u.test(name)) return undefined
   return name
 }
 
