@@ -467,10 +467,7 @@ pub(crate) mod tests {
     #[test]
     fn limits_and_defects_are_the_reason() {
         // Wider than 8000 px: the width and height from the header.
-        let mut wide = FIXTURE_PNG.to_vec();
-        wide[16..20].copy_from_slice(&9000u32.to_be_bytes());
-        let crc = crc32fast::hash(&wide[12..29]);
-        wide[29..33].copy_from_slice(&crc.to_be_bytes());
+        let wide = png_sized(9000, 133);
         let Route::Spill { reason, .. } = route(&wide, Some("image/png")) else {
             panic!("a 9000 px PNG was not spilled");
         };
@@ -632,13 +629,16 @@ pub(crate) mod tests {
         )
     }
 
-    /// The corpus PNG with its IHDR saying `width` x `height` (real CRC).
+    /// A grey PNG of `width` x `height`, whole: it decodes.
     fn png_sized(width: u32, height: u32) -> Vec<u8> {
-        let mut png = FIXTURE_PNG.to_vec();
-        png[16..20].copy_from_slice(&width.to_be_bytes());
-        png[20..24].copy_from_slice(&height.to_be_bytes());
-        let crc = crc32fast::hash(&png[12..29]);
-        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        let mut png = Vec::new();
+        let mut encoder = png::Encoder::new(&mut png, width, height);
+        encoder.set_color(png::ColorType::Grayscale);
+        let mut writer = encoder.write_header().unwrap();
+        writer
+            .write_image_data(&vec![128; width as usize * height as usize])
+            .unwrap();
+        writer.finish().unwrap();
         png
     }
 

@@ -11,7 +11,7 @@
 
 mod decode;
 mod encode;
-mod memory;
+pub(crate) mod memory;
 mod resize;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
