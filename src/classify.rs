@@ -7,6 +7,7 @@ use encoding_rs::Encoding;
 
 use crate::charset;
 use crate::decode_check;
+use crate::image_fit;
 use crate::media_type;
 use crate::note;
 use crate::payload::{Data, Payload, WHOLE_CHECK_LEN};
@@ -188,7 +189,7 @@ fn classify_sniffed(
                 Err(defect) => c.defect = Some(defect),
             }
             if c.defect.is_none() {
-                c.defect = decodes(data, sniffed.media_type).err();
+                c.defect = decodes(data, sniffed.media_type, c.dimensions).err();
             }
             c.animated = is_animated(data, sniffed.media_type);
         }
@@ -285,9 +286,12 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
 /// Every byte decoded (`decode_check`), for data checked whole
 /// (`WHOLE_CHECK_LEN`), whatever form it came in: base64 is decoded as it
 /// is read, not held whole. A damaged ancillary PNG chunk the repair drops
-/// is skipped there as well.
-fn decodes(data: &Data, media_type: &str) -> Result<(), String> {
-    if !decode_check::checks(media_type) || data.len() > WHOLE_CHECK_LEN {
+/// is skipped there as well. An image of more pixels than a fit decodes
+/// is left to the fit, which refuses it with its own reason.
+fn decodes(data: &Data, media_type: &str, dimensions: Option<(u32, u32)>) -> Result<(), String> {
+    let too_many_pixels =
+        dimensions.is_some_and(|(w, h)| u64::from(w) * u64::from(h) > image_fit::MAX_PIXELS);
+    if !decode_check::checks(media_type) || data.len() > WHOLE_CHECK_LEN || too_many_pixels {
         return Ok(());
     }
     decode_check::decode_all(media_type, data.reader())

@@ -51,15 +51,31 @@ fn png(data: impl BufRead + Seek) -> Result<(), png::DecodingError> {
 /// Pixels a GIF frame is decoded into at a time.
 const GIF_BLOCK: usize = 16 * 1024;
 
-fn gif(data: impl BufRead + Seek) -> Result<(), gif::DecodingError> {
+/// `Err` when any frame does not decode whole (the error's words are not
+/// shown: `decode_all` says it in its own).
+fn gif(data: impl BufRead + Seek) -> Result<(), ()> {
+    gif_frames(data).map_err(drop)?.then_some(()).ok_or(())
+}
+
+/// Whether every frame held all its pixels; `Err` on a decoding error.
+fn gif_frames(data: impl BufRead + Seek) -> Result<bool, gif::DecodingError> {
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::Indexed);
     let mut decoder = options.read_info(data)?;
     let mut block = vec![0; GIF_BLOCK];
     while decoder.next_frame_info()?.is_some() {
-        while decoder.fill_buffer(&mut block)? {}
+        // Every pixel of the frame, as a decoder that fills a frame buffer
+        // reads it: data that ends early is a truncated image.
+        let mut left = decoder.buffer_size();
+        while left > 0 {
+            let n = left.min(GIF_BLOCK);
+            if !decoder.fill_buffer(&mut block[..n])? {
+                return Ok(false);
+            }
+            left -= n;
+        }
     }
-    Ok(())
+    Ok(true)
 }
 
 fn webp(data: impl BufRead + Seek) -> Result<(), String> {
@@ -118,6 +134,22 @@ mod tests {
                 "{media_type} cut"
             );
         }
+    }
+
+    #[test]
+    fn a_gif_frame_whose_data_ends_before_its_pixels_is_truncated() {
+        // 4x4, two colours; the frame's LZW data is a clear code and the
+        // end code (3 bits each, 0x2C): no pixel at all. Found by the route
+        // fuzz target (`fuzz/regressions/route/gif-frame-data-ends-before-its-pixels`):
+        // the `image` crate refuses it as "image truncated".
+        let mut gif = b"GIF89a\x04\x00\x04\x00\x80\x00\x00".to_vec();
+        gif.extend_from_slice(&[0, 0, 0, 255, 255, 255]);
+        gif.extend_from_slice(b"\x2C\x00\x00\x00\x00\x04\x00\x04\x00\x00");
+        gif.extend_from_slice(&[2, 1, 0x2C, 0, 0x3B]);
+        assert_eq!(
+            decode_all("image/gif", Cursor::new(&gif)),
+            Err("corrupt GIF: its image data does not decode".into())
+        );
     }
 
     #[test]
