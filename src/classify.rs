@@ -189,7 +189,15 @@ fn classify_sniffed(
                 Err(defect) => c.defect = Some(defect),
             }
             if c.defect.is_none() {
-                c.defect = decodes(data, sniffed.media_type, c.dimensions).err();
+                // A repaired PNG's copy is what is sent: it is what must decode.
+                c.defect = match &c.repair {
+                    Some(repair) => decode_check::decode_all(
+                        sniffed.media_type,
+                        std::io::Cursor::new(repair.apply(data.full())),
+                    ),
+                    None => decodes(data, sniffed.media_type, c.dimensions),
+                }
+                .err();
             }
             c.animated = is_animated(data, sniffed.media_type);
         }

@@ -494,13 +494,21 @@ pub(crate) mod tests {
     #[test]
     fn animated_gifs_only_where_the_row_takes_them() {
         use crate::provider::{ANTHROPIC, OPENAI};
-        // Header, 2-entry global table, then two frames and the trailer.
-        let mut gif = b"GIF89a\x05\x00\x07\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
-        let frame = b"\x21\xf9\x04\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x05\x00\x07\x00\x00\x02\x02\x44\x01\x00";
-        gif.extend_from_slice(frame);
-        let still = [&gif[..], b";"].concat();
-        gif.extend_from_slice(frame);
-        gif.push(b';');
+        // 5x7, a 2-entry global table; one frame, then two (whole frames:
+        // their pixels decode).
+        let gif_of = |frames: usize| {
+            let mut out = Vec::new();
+            let mut encoder = gif::Encoder::new(&mut out, 5, 7, &[0, 0, 0, 255, 255, 255]).unwrap();
+            for _ in 0..frames {
+                let mut frame = gif::Frame::default();
+                (frame.width, frame.height) = (5, 7);
+                frame.buffer = std::borrow::Cow::Owned(vec![1; 35]);
+                encoder.write_frame(&frame).unwrap();
+            }
+            drop(encoder);
+            out
+        };
+        let (still, gif) = (gif_of(1), gif_of(2));
         let decide_for = |data: &[u8], profile| {
             decide(&classify(Payload::Bytes(data), Some("image/gif")), profile)
         };
