@@ -140,7 +140,10 @@ async function sharpDecodes(bytes) {
 
 const wrapped = (s) => s.replace(/.{76}/g, '$&\r\n')
 
-test('nothing attached that sharp (libvips) refuses, the same verdict in every form', async (t) => {
+// About 30 s on 2 cores under load; Bun's default per-test timeout is 5 s.
+const LONG = { timeout: 180_000 }
+
+test('nothing attached that sharp (libvips) refuses, the same verdict in every form', LONG, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-agreement-'))
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   const random = prng(0x23)
