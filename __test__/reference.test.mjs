@@ -197,6 +197,8 @@ function bigPng() {
   // Random-looking bytes quickly: repeat a random 64 KiB block at odd offsets.
   const block = Buffer.from(Array.from({ length: 65536 }, (_, i) => (i * 2654435761) >>> 24))
   for (let at = 0; at < raw.length; at += 65521) block.copy(raw, at)
+  // Filter type None on every row: a decoder refuses any other byte there.
+  for (let y = 0; y < height; y++) raw[y * (1 + 3 * width)] = 0
   return makePng(width, height, zlib.deflateSync(raw, { level: 0 }))
 }
 

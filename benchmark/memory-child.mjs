@@ -49,7 +49,7 @@ try {
   ]
   for (let i = 0; i < 3; i++) await impl.run(warm)
 
-  let parts = scenario.build()
+  let parts = await scenario.build()
   const given = inputSize(parts)
   for (const dir of Object.values(dirs)) dir.empty()
   gc()

@@ -754,10 +754,10 @@ const REPAIRABLE = Symbol('repairable')
 const ANIMATION = new Set(['acTL', 'fcTL', 'fdAT'])
 
 /** PNG: signature, a 13-byte IHDR with a sane size, an IDAT, IEND, and the
- * CRC of every chunk in view that ends within the first 64 KiB (like the
- * native check); bad ones on ancillary chunks make it repairable. */
+ * CRC of every chunk in view (like the native check, which reads all of a
+ * PNG); bad ones on ancillary chunks make it repairable. */
 function checkPng(window) {
-  const walked = walkPng(window, HEAD_LEN)
+  const walked = walkPng(window, Infinity)
   if (typeof walked === 'string') return walked
   return walked.length ? REPAIRABLE : null
 }
@@ -1056,7 +1056,8 @@ async function decide(buf, declared, fromBase64, charset) {
         }
       }
       // A defect seen through the window is confirmed on all of the data.
-      let reason = CHECKS[sniffed](window)
+      // A PNG's chunks are all read, in every form.
+      let reason = CHECKS[sniffed](sniffed === 'image/png' ? wholeWindow : window)
       if (typeof reason === 'string' && !window.whole) reason = CHECKS[sniffed](wholeWindow)
       let repaired = null
       if (reason === REPAIRABLE) {

@@ -79,6 +79,20 @@ export const scenarios = [
     memory: s.id.endsWith('b64') ? ['nativeSync', 'nativeAsync', 'js', 'oneCopy'] : undefined,
     targets: s.id.endsWith('b64') ? { ...ATTACH, oneCopy: 1.5 } : ATTACH,
   })),
+  // A GIF and a lossless WebP of noise just under the same limit: both are decoded whole
+  // before they are attached (src/decode_check.rs), a GIF through a small buffer, a WebP
+  // into one buffer of its pixels.
+  ...[
+    ['gif-max', 'GIF 1600x1700 noise, 3.7 MB (decoded to check)', () => noiseImage(1600, 1700, 'gif'), 'image/gif'],
+    ['webp-max', 'WebP lossless 1100x1150 noise, 3.8 MB (decoded to check)', () => noiseImage(1100, 1150, 'webp'), 'image/webp'],
+  ].map(([id, title, bytes, mimeType]) => ({
+    id: `${id}-b64`,
+    title: `${title}, base64`,
+    build: async () => [image(b64(await bytes()), mimeType)],
+    blocked: true,
+    // Memory is what these measure (the cost of decoding to check); no time target.
+    memory: ['nativeSync', 'nativeAsync', 'js', 'oneCopy'],
+  })),
   ...forms('jpeg-max', 'JPEG 3.9 MB (largest attached)', () => fx.jpeg(MAX_ATTACHED), (d) => image(d, 'image/jpeg')).map((s) => ({
     ...s,
     blocked: true,
@@ -236,6 +250,16 @@ export function dataOf(part) {
  * A screenshot-like RGB image: a light page with dark text-like lines,
  * coloured blocks and a gradient header, as PNG.
  */
+/** Noise as a GIF or a lossless WebP (sharp), no larger than the largest attached image. */
+async function noiseImage(width, height, format) {
+  const { createRequire } = await import('node:module')
+  const sharp = createRequire(import.meta.url)('sharp')
+  const raw = sharp(fx.randomBytes(width * height * 3, 5), { raw: { width, height, channels: 3 } })
+  const bytes = await (format === 'gif' ? raw.gif() : raw.webp({ lossless: true })).toBuffer()
+  if (bytes.length > MAX_ATTACHED) throw new Error(`${format} noise of ${bytes.length} bytes is over ${MAX_ATTACHED}`)
+  return bytes
+}
+
 async function screenshotPng(width, height) {
   const { createRequire } = await import('node:module')
   const sharp = createRequire(import.meta.url)('sharp')

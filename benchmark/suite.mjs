@@ -89,7 +89,7 @@ const started = performance.now()
 // ------------------------------------------------------------------ per-scenario time and blocked time
 
 for (const scenario of scenarios.filter(selected)) {
-  let parts = scenario.build()
+  let parts = await scenario.build()
   const size = inputSize(parts)
   const dirs = outputDirs(scenario.id)
   const impls = implementations({ native, reference, scenario, dirs })

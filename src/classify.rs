@@ -6,6 +6,8 @@ use std::borrow::Cow;
 use encoding_rs::Encoding;
 
 use crate::charset;
+use crate::decode_check;
+use crate::image_fit;
 use crate::media_type;
 use crate::note;
 use crate::payload::{Data, Payload, WHOLE_CHECK_LEN};
@@ -186,6 +188,17 @@ fn classify_sniffed(
                 },
                 Err(defect) => c.defect = Some(defect),
             }
+            if c.defect.is_none() {
+                // A repaired PNG's copy is what is sent: it is what must decode.
+                c.defect = match &c.repair {
+                    Some(repair) => decode_check::decode_all(
+                        sniffed.media_type,
+                        std::io::Cursor::new(repair.apply(data.full())),
+                    ),
+                    None => decodes(data, sniffed.media_type, c.dimensions),
+                }
+                .err();
+            }
             c.animated = is_animated(data, sniffed.media_type);
         }
         Kind::Pdf => {
@@ -276,6 +289,20 @@ fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
         }
     }
     sniff::check_structure(media_type, &data.check_window())
+}
+
+/// Every byte decoded (`decode_check`), for data checked whole
+/// (`WHOLE_CHECK_LEN`), whatever form it came in: base64 is decoded as it
+/// is read, not held whole. A damaged ancillary PNG chunk the repair drops
+/// is skipped there as well. An image of more pixels than a fit decodes
+/// is left to the fit, which refuses it with its own reason.
+fn decodes(data: &Data, media_type: &str, dimensions: Option<(u32, u32)>) -> Result<(), String> {
+    let too_many_pixels =
+        dimensions.is_some_and(|(w, h)| u64::from(w) * u64::from(h) > image_fit::MAX_PIXELS);
+    if !decode_check::checks(media_type) || data.len() > WHOLE_CHECK_LEN || too_many_pixels {
+        return Ok(());
+    }
+    decode_check::decode_all(media_type, data.reader())
 }
 
 /// Width and height from the first `HEAD_LEN` bytes, the head a base64
@@ -418,7 +445,10 @@ mod tests {
         let last = iccp.len() - 1;
         iccp[last] ^= 1;
         let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
-        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let idat = chunk(
+            b"IDAT",
+            &[0x78, 0xDA, 0x63, 0x60, 0xC0, 0x04, 0, 0, 0x14, 0, 0x01],
+        );
         let iend = chunk(b"IEND", &[]);
         let damaged = png(&[ihdr.clone(), iccp, idat.clone(), iend.clone()]);
         let c = bytes(&damaged, Some("image/png"));
@@ -551,7 +581,10 @@ mod tests {
         use crate::sniff::png_tests::{chunk, png};
         let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
         let filler = chunk(b"tEXt", &vec![b'a'; 70_000]);
-        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let idat = chunk(
+            b"IDAT",
+            &[0x78, 0xDA, 0x63, 0x60, 0xC0, 0x04, 0, 0, 0x14, 0, 0x01],
+        );
         let mut bad = chunk(b"zzzz", b"x");
         bad[4] = b'1'; // not a letter: an invalid chunk type
         let iend = chunk(b"IEND", &[]);
@@ -586,7 +619,10 @@ mod tests {
         // are decoded whole. Every form must agree with the raw bytes.
         use crate::sniff::png_tests::{bad, chunk, png};
         let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
-        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let idat = chunk(
+            b"IDAT",
+            &[0x78, 0xDA, 0x63, 0x60, 0xC0, 0x04, 0, 0, 0x14, 0, 0x01],
+        );
         let iend = chunk(b"IEND", &[]);
         let text = |n: usize| chunk(b"tEXt", &vec![b'a'; n]);
         // Small chunks past the head, many of them per block read.
@@ -609,7 +645,7 @@ mod tests {
                 p[..p.len() - 20].to_vec()
             }),
         ];
-        // CRCs are checked for the chunks that end in the first 64 KiB.
+        // Every chunk's CRC is checked, past the first 64 KiB too.
         for (name, chunks) in [
             (
                 "bad tEXt CRC",
@@ -617,6 +653,10 @@ mod tests {
             ),
             ("bad IDAT CRC", vec![bad(idat.clone()), text(70_000)]),
             ("bad CRC past 64 KiB", vec![idat.clone(), bad(text(70_000))]),
+            (
+                "bad IDAT CRC past 64 KiB",
+                vec![text(70_000), bad(idat.clone())],
+            ),
         ] {
             let mut all = vec![ihdr.clone()];
             all.extend(chunks);
@@ -658,6 +698,7 @@ mod tests {
         assert_eq!(verdict("sound").defect, None);
         assert_eq!(verdict("many small chunks").defect, None);
         assert_eq!(verdict("bad CRC past 64 KiB").defect, None);
+        assert!(verdict("bad CRC past 64 KiB").repair.is_some());
         assert!(verdict("bad tEXt CRC").repair.is_some());
         for (name, defect) in [
             ("no IDAT", "corrupt PNG: no IDAT chunk"),
@@ -665,6 +706,10 @@ mod tests {
             ("junk before IEND", "corrupt PNG: invalid chunk type"),
             ("runs past the end", "truncated PNG: tEXt chunk runs past"),
             ("bad IDAT CRC", "corrupt PNG: CRC mismatch in IDAT chunk"),
+            (
+                "bad IDAT CRC past 64 KiB",
+                "corrupt PNG: CRC mismatch in IDAT chunk",
+            ),
         ] {
             let found = verdict(name).defect.unwrap_or_default();
             assert!(found.starts_with(defect), "{name}: {found}");

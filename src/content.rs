@@ -1317,7 +1317,10 @@ mod tests {
         use crate::sniff::png_tests::{chunk, png};
         let (dir, store) = store();
         let ihdr = chunk(b"IHDR", &[0, 0, 0, 3, 0, 0, 0, 2, 8, 2, 0, 0, 0]);
-        let idat = chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let idat = chunk(
+            b"IDAT",
+            &[0x78, 0xDA, 0x63, 0x60, 0xC0, 0x04, 0, 0, 0x14, 0, 0x01],
+        );
         let iend = chunk(b"IEND", &[]);
         let mut text = chunk(b"tEXt", b"Comment\0hi");
         let last = text.len() - 1;

@@ -20,6 +20,7 @@ pub mod budget;
 pub mod charset;
 pub mod classify;
 pub mod content;
+pub mod decode_check;
 pub mod image_fit;
 pub mod json;
 pub mod media_type;

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::io::{self, Write};
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom, Write};
 
 use crate::base64_data::{self, Base64, Base64Error};
 use crate::sniff::{ReadAt, Window, HEAD_LEN, TAIL_LEN};
@@ -157,6 +157,24 @@ impl<'a> Data<'a> {
         }
     }
 
+    /// All the bytes as a stream a decoder reads from start to end, the
+    /// same whatever form the data came in: base64 that `sparse` can read
+    /// is decoded as it is read (a block at a time, never whole); any other
+    /// data is read from `full`.
+    pub fn reader(&self) -> Box<dyn ReadSeek + '_> {
+        match self.sparse() {
+            Some(sparse) => Box::new(BufReader::with_capacity(
+                READER_BLOCK,
+                Sequential {
+                    data: sparse,
+                    pos: 0,
+                    len: self.len() as u64,
+                },
+            )),
+            None => Box::new(Cursor::new(self.full())),
+        }
+    }
+
     /// The first `len` decoded bytes (fewer when the data is shorter),
     /// without decoding the rest, nor the head when it is not decoded yet.
     pub fn prefix(&self, len: usize) -> Cow<'_, [u8]> {
@@ -194,6 +212,45 @@ impl<'a> Data<'a> {
             Source::Base64(b64) if b64.info.canonical => Base64Output::InputString,
             Source::Base64(_) => Base64Output::Encoded(base64_data::encode(self.full())),
         }
+    }
+}
+
+/// What a decoder reads through (`Data::reader`).
+pub trait ReadSeek: BufRead + Seek {}
+impl<T: BufRead + Seek> ReadSeek for T {}
+
+/// Bytes `Data::reader` decodes from base64 at a time.
+const READER_BLOCK: usize = 64 * 1024;
+
+/// A `ReadAt` read in order, from `pos` on.
+struct Sequential<R> {
+    data: R,
+    pos: u64,
+    len: u64,
+}
+
+impl<R: ReadAt> Read for Sequential<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let left = self.len.saturating_sub(self.pos);
+        let n = out.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let at = usize::try_from(self.pos).map_err(io::Error::other)?;
+        if n > 0 && !self.data.read_at(at, &mut out[..n]) {
+            return Err(io::Error::other("base64 changed after validation"));
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R> Seek for Sequential<R> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let pos = match to {
+            SeekFrom::Start(at) => Some(at),
+            SeekFrom::End(delta) => self.len.checked_add_signed(delta),
+            SeekFrom::Current(delta) => self.pos.checked_add_signed(delta),
+        };
+        self.pos = pos.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        Ok(self.pos)
     }
 }
 

@@ -467,10 +467,7 @@ pub(crate) mod tests {
     #[test]
     fn limits_and_defects_are_the_reason() {
         // Wider than 8000 px: the width and height from the header.
-        let mut wide = FIXTURE_PNG.to_vec();
-        wide[16..20].copy_from_slice(&9000u32.to_be_bytes());
-        let crc = crc32fast::hash(&wide[12..29]);
-        wide[29..33].copy_from_slice(&crc.to_be_bytes());
+        let wide = png_sized(9000, 133);
         let Route::Spill { reason, .. } = route(&wide, Some("image/png")) else {
             panic!("a 9000 px PNG was not spilled");
         };
@@ -497,13 +494,21 @@ pub(crate) mod tests {
     #[test]
     fn animated_gifs_only_where_the_row_takes_them() {
         use crate::provider::{ANTHROPIC, OPENAI};
-        // Header, 2-entry global table, then two frames and the trailer.
-        let mut gif = b"GIF89a\x05\x00\x07\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff".to_vec();
-        let frame = b"\x21\xf9\x04\x00\x00\x00\x00\x00\x2c\x00\x00\x00\x00\x05\x00\x07\x00\x00\x02\x02\x44\x01\x00";
-        gif.extend_from_slice(frame);
-        let still = [&gif[..], b";"].concat();
-        gif.extend_from_slice(frame);
-        gif.push(b';');
+        // 5x7, a 2-entry global table; one frame, then two (whole frames:
+        // their pixels decode).
+        let gif_of = |frames: usize| {
+            let mut out = Vec::new();
+            let mut encoder = gif::Encoder::new(&mut out, 5, 7, &[0, 0, 0, 255, 255, 255]).unwrap();
+            for _ in 0..frames {
+                let mut frame = gif::Frame::default();
+                (frame.width, frame.height) = (5, 7);
+                frame.buffer = std::borrow::Cow::Owned(vec![1; 35]);
+                encoder.write_frame(&frame).unwrap();
+            }
+            drop(encoder);
+            out
+        };
+        let (still, gif) = (gif_of(1), gif_of(2));
         let decide_for = |data: &[u8], profile| {
             decide(&classify(Payload::Bytes(data), Some("image/gif")), profile)
         };
@@ -632,13 +637,16 @@ pub(crate) mod tests {
         )
     }
 
-    /// The corpus PNG with its IHDR saying `width` x `height` (real CRC).
+    /// A grey PNG of `width` x `height`, whole: it decodes.
     fn png_sized(width: u32, height: u32) -> Vec<u8> {
-        let mut png = FIXTURE_PNG.to_vec();
-        png[16..20].copy_from_slice(&width.to_be_bytes());
-        png[20..24].copy_from_slice(&height.to_be_bytes());
-        let crc = crc32fast::hash(&png[12..29]);
-        png[29..33].copy_from_slice(&crc.to_be_bytes());
+        let mut png = Vec::new();
+        let mut encoder = png::Encoder::new(&mut png, width, height);
+        encoder.set_color(png::ColorType::Grayscale);
+        let mut writer = encoder.write_header().unwrap();
+        writer
+            .write_image_data(&vec![128; width as usize * height as usize])
+            .unwrap();
+        writer.finish().unwrap();
         png
     }
 

@@ -16,7 +16,9 @@
 //! - a file part has a type of the profile's allow-list, its bytes sniff as
 //!   that type, pass its structural check, are within its limits, and its
 //!   data is the canonical base64 of the bytes (the input string itself
-//!   only when that is canonical);
+//!   only when that is canonical); a PNG, GIF or WebP attached decodes
+//!   whole in the `image` crate (a JPEG is attached on its walk alone, as
+//!   libjpeg-turbo decodes damaged entropy-coded data);
 //! - a string that is not accepted base64 gets the invalid-base64 note.
 
 #![no_main]
@@ -148,6 +150,30 @@ fn check_file(verdict: &Verdict, c: &Classification, bytes: &[u8]) {
         assert!(w > 0 && h > 0 && w <= max_side && h <= max_side, "{w}x{h}");
     }
     assert_eq!(data, &base64_data::encode(&sent));
+    assert_decodes(media_type, &sent);
+}
+
+/// Pixels past which the `image` crate is not asked to decode (its
+/// buffer is the whole image; the check streams it).
+const DECODE_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// Attached implies decodes: a second decoder reads every byte.
+fn assert_decodes(media_type: &str, sent: &[u8]) {
+    let format = match media_type {
+        "image/png" => image::ImageFormat::Png,
+        "image/gif" => image::ImageFormat::Gif,
+        "image/webp" => image::ImageFormat::WebP,
+        _ => return,
+    };
+    let mut reader = image::ImageReader::with_format(std::io::Cursor::new(sent), format);
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(DECODE_LIMIT);
+    reader.limits(limits);
+    match reader.decode() {
+        Ok(_) => {}
+        Err(image::ImageError::Limits(_)) => {}
+        Err(error) => panic!("attached {media_type} does not decode: {error}"),
+    }
 }
 
 fuzz_target!(|input: &[u8]| {

@@ -11,7 +11,7 @@
 
 mod decode;
 mod encode;
-mod memory;
+pub(crate) mod memory;
 mod resize;
 mod tiff;
 

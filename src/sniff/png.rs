@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use memchr::memmem;
 
-use super::{array, be32, bytes, has_at, ReadAt, Soundness, Window, HEAD_LEN};
+use super::{array, be32, bytes, has_at, ReadAt, Soundness, Window};
 
 pub(super) const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
 /// The whole IEND chunk: zero length, type, and its fixed CRC.
@@ -42,22 +42,20 @@ pub(super) fn dimensions(head: &[u8]) -> Option<(u32, u32)> {
 }
 
 /// Signature, a sane IHDR first, every chunk within the data with a valid
-/// type, an IDAT, and an IEND; the CRC of every chunk that ends within the
-/// first `HEAD_LEN` bytes: the same bytes whether the caller decoded all of
-/// a base64 string or its head, and a cost independent of the image size.
-/// `Repairable` when the only bad CRCs seen are on ancillary chunks.
+/// type and a matching CRC, an IDAT, and an IEND: libpng refuses a bad CRC
+/// on a critical chunk wherever it is. With only a head and tail (data over
+/// `WHOLE_CHECK_LEN`) the chunks within the head. `Repairable` when the
+/// only bad CRCs are on ancillary chunks.
 pub(super) fn check(window: &Window) -> Result<Soundness, String> {
     let rest = if window.is_whole() {
         Rest::Nothing
     } else {
         Rest::Tail(window.tail)
     };
-    soundness(walk(window.head, window.len, rest, HEAD_LEN)?)
+    soundness(walk(window.head, window.len, rest)?)
 }
 
-/// `check` on all of the data read through `data`: the chunks that end
-/// within the first `HEAD_LEN` bytes (for their CRCs), and the chunk headers
-/// past them.
+/// `check` on all of the data read through `data`, a chunk at a time.
 pub(super) fn check_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundness, String> {
     let mut header = [0; HEADER_LEN];
     let header: &[u8] = if data.read_at(0, &mut header) {
@@ -65,7 +63,7 @@ pub(super) fn check_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundnes
     } else {
         &[] // shorter than a header: refused as such
     };
-    soundness(walk(header, len, Rest::ReadAt(data), HEAD_LEN)?)
+    soundness(walk(header, len, Rest::ReadAt(data))?)
 }
 
 fn soundness(damaged: Vec<Damaged>) -> Result<Soundness, String> {
@@ -102,11 +100,10 @@ impl PngRepair {
     }
 }
 
-/// Walk all of `data` with every CRC checked, since the copy reads every
-/// byte anyway. `None` when no CRC is bad; an error when a critical chunk's
+/// Walk all of `data` with every CRC checked. `None` when no CRC is bad; an error when a critical chunk's
 /// is, or when anything else is wrong.
 pub fn repair(data: &[u8]) -> Result<Option<PngRepair>, String> {
-    let damaged = walk(data, data.len(), Rest::Nothing, usize::MAX)?;
+    let damaged = walk(data, data.len(), Rest::Nothing)?;
     if damaged.is_empty() {
         return Ok(None);
     }
@@ -184,11 +181,10 @@ enum Rest<'a> {
 }
 
 /// Walk the chunks from `head` on, up to IEND, reading what lies past it
-/// from `rest` when it can. CRCs are summed for the chunks that end within
-/// the first `crc_until` bytes (in the head, or read through `rest`; with
-/// only a tail, the walk stops at the first chunk past the head). Returns
-/// the ancillary chunks whose CRC is bad; any other defect is an error.
-fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec<Damaged>, String> {
+/// from `rest` when it can, every chunk's CRC summed (with only a tail, the
+/// walk stops at the first chunk past the head). Returns the ancillary
+/// chunks whose CRC is bad; any other defect is an error.
+fn walk(head: &[u8], len: usize, mut rest: Rest) -> Result<Vec<Damaged>, String> {
     let whole = !matches!(rest, Rest::Tail(_));
     if !head.starts_with(SIGNATURE) {
         return Err("corrupt PNG: bad signature".into());
@@ -235,7 +231,7 @@ fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec
         if head.len() < end && matches!(rest, Rest::Tail(_)) {
             break; // The chunk goes on past the head: nothing more to see.
         }
-        if end <= crc_until && !crc_matches(head, &mut rest, pos..end) {
+        if !crc_matches(head, &mut rest, pos..end) {
             if !is_ancillary(&kind) {
                 return Err(format!("corrupt PNG: CRC mismatch in {name} chunk"));
             }
@@ -264,25 +260,36 @@ fn walk(head: &[u8], len: usize, mut rest: Rest, crc_until: usize) -> Result<Vec
 /// Whether the CRC of the chunk at `range` (length field to CRC) matches,
 /// read from the head or past it.
 fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>) -> bool {
-    let read;
-    let chunk = match (head.get(range.clone()), rest) {
-        (Some(chunk), _) => chunk,
-        (None, Rest::ReadAt(reader)) => {
-            let mut bytes = vec![0; range.len()];
-            if !reader.read_at(range.start, &mut bytes) {
-                return false;
-            }
-            read = bytes;
-            &read
-        }
+    // Type and data, then the CRC.
+    let (body, crc_at) = (range.start + 4..range.end - 4, range.end - 4);
+    if let Some(chunk) = head.get(range) {
+        return be32(chunk, chunk.len() - 4) == Some(crc32(&chunk[4..chunk.len() - 4]));
+    }
+    // Past the head: read through `rest` a block at a time, so a large
+    // IDAT is never held whole.
+    let Rest::ReadAt(reader) = rest else {
         // Not reached: with no reader the head holds every chunk the walk
         // checks (all of the data, or a tail walk stops before). Unreadable
         // bytes never pass as a matching CRC.
-        (None, _) => return false,
+        return false;
     };
-    let (body, crc) = chunk[4..].split_at(chunk.len() - 8);
-    be32(crc, 0) == Some(crc32(body))
+    let mut hasher = crc32fast::Hasher::new();
+    let mut block = vec![0; body.len().min(CRC_BLOCK)];
+    let mut at = body.start;
+    while at < body.end {
+        let n = (body.end - at).min(CRC_BLOCK);
+        if !reader.read_at(at, &mut block[..n]) {
+            return false;
+        }
+        hasher.update(&block[..n]);
+        at += n;
+    }
+    let mut crc = [0; 4];
+    reader.read_at(crc_at, &mut crc) && u32::from_be_bytes(crc) == hasher.finalize()
 }
+
+/// Bytes read at a time for a CRC past the head.
+const CRC_BLOCK: usize = 64 * 1024;
 
 /// The length and type of the chunk at `pos`, from the head or past it.
 fn chunk_header(head: &[u8], rest: &mut Rest, pos: usize) -> Option<[u8; 8]> {
@@ -364,7 +371,10 @@ pub(crate) mod tests {
     }
 
     fn idat() -> Vec<u8> {
-        chunk(b"IDAT", &[0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1])
+        chunk(
+            b"IDAT",
+            &[0x78, 0xDA, 0x63, 0x60, 0xC0, 0x04, 0, 0, 0x14, 0, 0x01],
+        )
     }
 
     /// A PNG made of these chunks after the signature.
@@ -516,7 +526,12 @@ pub(crate) mod tests {
                 ],
             )
         };
-        let fdat = chunk(b"fdAT", &[0, 0, 0, 2, 0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]);
+        let fdat = chunk(
+            b"fdAT",
+            &[
+                0, 0, 0, 2, 0x78, 0xDA, 0x63, 0x60, 0xC0, 0x04, 0, 0, 0x14, 0, 0x01,
+            ],
+        );
         let text = chunk(b"tEXt", b"k\0v");
         let apng = png(&[
             ihdr(),
@@ -539,25 +554,77 @@ pub(crate) mod tests {
         );
     }
 
+    /// Reads a slice, the way `Data::sparse` reads base64.
+    struct Slice<'a>(&'a [u8]);
+
+    impl ReadAt for Slice<'_> {
+        fn read_at(&mut self, at: usize, out: &mut [u8]) -> bool {
+            match self.0.get(at..at + out.len()) {
+                Some(bytes) => {
+                    out.copy_from_slice(bytes);
+                    true
+                }
+                None => false,
+            }
+        }
+    }
+
     #[test]
-    fn crcs_past_the_head_are_checked_only_when_repairing() {
-        // A damaged tEXt in the head, and an IDAT past it with a bad CRC.
-        let filler = chunk(b"tEXt", &vec![b'a'; HEAD_LEN]);
-        let png = png(&[
-            ihdr(),
-            bad(chunk(b"tEXt", b"k\0v")),
-            filler.clone(),
-            bad(idat()),
-            chunk(b"IEND", &[]),
-        ]);
-        assert_eq!(check(&Window::whole(&png)), Ok(Soundness::Repairable));
-        assert_eq!(
-            repair(&png),
-            Err("corrupt PNG: CRC mismatch in IDAT chunk".into())
-        );
-        // Without the damage in the head, the CRC past it is not summed.
-        let png = self::png(&[ihdr(), filler, bad(idat()), chunk(b"IEND", &[])]);
-        assert_eq!(check(&Window::whole(&png)), Ok(Soundness::Sound));
+    fn crcs_are_checked_to_the_last_chunk_in_every_form() {
+        // A filler past the first 64 KiB, then an IDAT with a bad CRC, in
+        // one chunk larger than the block a CRC is read in.
+        let filler = chunk(b"tEXt", &vec![b'a'; 64 * 1024]);
+        let big_idat = |damage: bool| {
+            let mut data = vec![0x78, 0x01];
+            data.extend(std::iter::repeat_n(7, 3 * CRC_BLOCK + 5));
+            let mut idat = chunk(b"IDAT", &data);
+            if damage {
+                idat[CRC_BLOCK * 2] ^= 1;
+            }
+            idat
+        };
+        let idat_error = Err("corrupt PNG: CRC mismatch in IDAT chunk".to_string());
+        for (png, want) in [
+            (
+                png(&[ihdr(), filler.clone(), bad(idat()), chunk(b"IEND", &[])]),
+                idat_error.clone(),
+            ),
+            (
+                png(&[ihdr(), filler.clone(), big_idat(true), chunk(b"IEND", &[])]),
+                idat_error.clone(),
+            ),
+            (
+                png(&[ihdr(), filler.clone(), big_idat(false), chunk(b"IEND", &[])]),
+                Ok(Soundness::Sound),
+            ),
+            // A damaged tEXt in the head does not excuse the IDAT past it.
+            (
+                png(&[
+                    ihdr(),
+                    bad(chunk(b"tEXt", b"k\0v")),
+                    filler.clone(),
+                    bad(idat()),
+                    chunk(b"IEND", &[]),
+                ]),
+                idat_error.clone(),
+            ),
+            // A damaged ancillary chunk past the head is repairable.
+            (
+                png(&[
+                    ihdr(),
+                    filler.clone(),
+                    bad(chunk(b"tEXt", b"k\0v")),
+                    idat(),
+                    chunk(b"IEND", &[]),
+                ]),
+                Ok(Soundness::Repairable),
+            ),
+        ] {
+            assert_eq!(check(&Window::whole(&png)), want);
+            assert_eq!(check_sparse(png.len(), &mut Slice(&png)), want);
+            let repaired = repair(&png).map(|r| r.is_some());
+            assert_eq!(repaired, want.map(|s| s == Soundness::Repairable));
+        }
     }
 
     #[test]
