@@ -10,7 +10,11 @@ export interface Annotations {
   lastModified?: string
 }
 
-/** One content part of an MCP tool result (or opencode's `media` part). */
+/**
+ * One content part of an MCP tool result (or opencode's `media` part): SDK 1.x's and SDK v2's
+ * `ContentBlock` as they are. A part's `_meta` and fields not named here are not read; a part of a
+ * type not named here becomes a note (`[Unsupported content part of type "..."]`).
+ */
 export type McpContent =
   | { type: 'text'; text: string; annotations?: Annotations }
   | { type: 'image' | 'audio'; data: string | Uint8Array; mimeType: string; annotations?: Annotations }
@@ -235,13 +239,25 @@ export declare class ToolOutputStore {
   cleanupFiles(): Array<{ name: string; byteLength: number }>
 }
 
-/** An MCP `CallToolResult`, as `client.callTool()` returns it. */
+/**
+ * An MCP `CallToolResult`, as `client.callTool()` returns it: from `@modelcontextprotocol/sdk` 1.x
+ * or `@modelcontextprotocol/client` 2.x (each SDK's own type is taken as it is, no cast), or as JSON
+ * of MCP 2025-11-25 or 2026-07-28. Only the fields named here are read: `_meta`, and fields of a
+ * later revision on the result or on its parts, never reach the model.
+ */
 export interface CallToolResult {
   content?: McpContent[]
-  /** Any JSON value; reaches the model as JSON text unless a text block already carries it. */
+  /** Any JSON value (MCP 2026-07-28: an array, string, number or boolean too); reaches the model as JSON text unless a text block already carries it. */
   structuredContent?: unknown
   isError?: boolean
   _meta?: Record<string, unknown>
+  /**
+   * MCP 2026-07-28: `'complete'` for a tool's answer (absent means the same). A result that asks for
+   * input first (`resultType: 'input_required'`, SDK v2's `InputRequiredResult`) is not a tool's
+   * answer, and this type does not take it: the client answers its `inputRequests` and calls again
+   * (SDK v2's `callTool` does this itself), then converts the answer.
+   */
+  resultType?: 'complete'
 }
 
 /** Options of `convertToolResult` and `convertToolResultSync`. */

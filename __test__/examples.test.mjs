@@ -1,7 +1,10 @@
 // The examples in examples/ type-check with the pinned TypeScript under
 // --strict, against index.d.ts and each SDK's own types (examples/sdk-types.ts
-// assigns every adapter's answer to the SDK's type). A control file with a
-// wrong assignment must fail, so the check cannot pass by checking nothing.
+// assigns every adapter's answer to the SDK's type; examples/mcp-sdk-v1.ts and
+// examples/sdk-v2/ give each MCP SDK major's results and blocks to the package,
+// and the SDK v2 example expects an input_required result to be refused). A
+// control file with a wrong assignment must fail, so the check cannot pass by
+// checking nothing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -27,6 +30,16 @@ const runTsc = (project) => spawnSync(node, [tsc, '-p', project, '--noEmit', '--
 
 test('examples/ type-check (tsc --noEmit --strict)', { skip, timeout: 120_000 }, () => {
   const r = runTsc(examples)
+  assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`)
+})
+
+// examples/sdk-v2 needs the TypeScript SDK v2 (a devDependency): checked on its own.
+const sdkV2Types = path.join(repoRoot, 'node_modules', '@modelcontextprotocol', 'client', 'package.json')
+const skipV2 = skip || (!fs.existsSync(sdkV2Types) && `no ${path.relative(repoRoot, sdkV2Types)} (the TypeScript SDK v2 is not installed)`)
+if (skipV2 && !skip) console.log(`examples.test: examples/sdk-v2 skipped: ${skipV2}`)
+
+test('examples/sdk-v2 type-checks against the TypeScript SDK v2', { skip: skipV2, timeout: 120_000 }, () => {
+  const r = runTsc(path.join(examples, 'sdk-v2'))
   assert.equal(r.status, 0, `tsc failed:\n${r.stdout}${r.stderr}`)
 })
 

@@ -25,9 +25,12 @@ function toMcpPart(part, index) {
  * come from were (`converted.sources`), each with the annotations of its part (a note made from a
  * part takes that part's); parts whose audience leaves out the assistant as the server sent them,
  * in their places; the error flag; `structuredContent` with the strings the conversion replaced
- * (long repeats of a content part, base64: still valid for a schema that wants a string) and the
- * server's `_meta`. `userPart(part)` is what is sent for a part whose audience leaves out the
- * assistant (the part itself by default).
+ * (long repeats of a content part, base64: still valid for a schema that wants a string), the
+ * server's `_meta` and `resultType` (MCP 2026-07-28: a client refuses a result without it). Other
+ * fields are left out: the spec defines none on a tool result (extensions put theirs in `_meta`,
+ * or answer with a `resultType` of their own, which the proxy passes whole), and one it cannot
+ * read could carry what the model must not get unconverted. `userPart(part)` is what is sent for a
+ * part whose audience leaves out the assistant (the part itself by default).
  */
 function toMcpResult(converted, original, userPart = (part) => part) {
   const parts = original && Array.isArray(original.content) ? original.content : []
@@ -50,6 +53,7 @@ function toMcpResult(converted, original, userPart = (part) => part) {
   else if (original && original.structuredContent !== undefined) out.structuredContent = original.structuredContent
   if (converted.isError || (original && original.isError !== undefined)) out.isError = converted.isError
   if (original && original._meta !== undefined) out._meta = original._meta
+  if (original && original.resultType !== undefined) out.resultType = original.resultType
   return out
 }
 

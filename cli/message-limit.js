@@ -87,6 +87,7 @@ async function saveWhole(result, size, message, store) {
   }
   const small = { content: [{ type: 'text', text }] }
   if (result.isError !== undefined) small.isError = result.isError
+  if (result.resultType !== undefined) small.resultType = result.resultType
   // Structured content stays when it fits: a client checks it against the tool's output schema,
   // and skips that check only for an error result.
   if (result.structuredContent !== undefined) {

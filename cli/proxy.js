@@ -22,8 +22,9 @@ Runs the stdio MCP server <command> and serves it on this process's stdin and st
 tools/call result is converted for the provider (attachments the provider accepts, oversize
 text bounded, other binaries saved to disk with a note) and every resources/read blob too;
 everything else (other requests and responses, notifications, progress, cancellation, requests
-from the server to the client) passes through unchanged. Put it in an MCP client's config in
-place of the server's command.
+from the server to the client) passes through unchanged. MCP 2025-11-25 and 2026-07-28: a result
+that asks the client for input first (resultType "input_required") passes unchanged, a converted
+one keeps its resultType. Put it in an MCP client's config in place of the server's command.
 
 Options:
   --provider <p>          ${options.PROVIDERS.join(', ')}
@@ -51,6 +52,8 @@ const SERVER_GONE = -32000
 /** JSON-RPC error codes for an answer the proxy cannot forward, and a request it cannot. */
 const INTERNAL_ERROR = -32603
 const INVALID_REQUEST = -32600
+/** The `_meta` key of a 2026-07-28 request that names its protocol version. */
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion'
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 /** Lines are decoded as one string, and V8 strings end near 512 MiB. */
 const MOST_MAX_LINE_BYTES = 256 * 1024 * 1024
@@ -68,6 +71,17 @@ function matchKey(id) {
 }
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 const has = (o, key) => Object.prototype.hasOwnProperty.call(o, key)
+/**
+ * A request of MCP 2026-07-28 or later: each carries its protocol version in `_meta` (there is no
+ * `initialize`). Its result says what it is in `resultType`; before 2026 the field means nothing.
+ */
+const isModernRequest = (m) => isObject(m.params) && isObject(m.params._meta) && typeof m.params._meta[PROTOCOL_VERSION_META] === 'string'
+/**
+ * A result the client must not take for a final answer: on 2026-07-28 a `resultType` other than
+ * 'complete' (absent means 'complete') is `input_required` (the server's questions and its
+ * `requestState`) or a kind an extension defines, passed as the server sent it.
+ */
+const isUnfinished = (request, result) => request.modern && isObject(result) && result.resultType !== undefined && result.resultType !== 'complete'
 /** A CreateTaskResult (MCP 2025-11-25): the tools/call runs as a task, its result comes by tasks/result. */
 const isTaskAnswer = (result) => isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string'
 /** An id in a line of stderr. */
@@ -91,7 +105,7 @@ class Proxy {
     this.command = command
     this.args = args
     this.settings = settings
-    /** Requests from the client not yet answered: id key -> { id, method, cancelled }. */
+    /** Requests from the client not yet answered: id key -> { id, method, modern, cancelled }. */
     this.requests = new Map()
     /** Conversions under way; the proxy ends only after they are written. */
     this.converting = new Set()
@@ -176,7 +190,7 @@ class Proxy {
   track(m) {
     if (!isObject(m) || typeof m.method !== 'string') return
     if (isId(m.id)) {
-      this.requests.set(idKey(m.id), { id: m.id, method: m.method, cancelled: false })
+      this.requests.set(idKey(m.id), { id: m.id, method: m.method, modern: isModernRequest(m), cancelled: false })
     } else if (m.method === 'notifications/cancelled' && isObject(m.params) && isId(m.params.requestId)) {
       const request = this.requests.get(idKey(m.params.requestId))
       if (request) request.cancelled = true
@@ -242,7 +256,10 @@ class Proxy {
   /** What to do with one message from the server: pass it, drop it, or convert it. */
   plan(m) {
     const isResponse = isObject(m) && m.method === undefined && (has(m, 'result') || has(m, 'error') || isId(m.id))
-    if (!isResponse) return { keep: 'raw' }
+    if (!isResponse) {
+      this.streamEnded(m)
+      return { keep: 'raw' }
+    }
     // An error without an id (a parse error, say) answers no request: passed on.
     if (!has(m, 'result') && (m.id === undefined || m.id === null)) return { keep: 'raw' }
     const request = this.requestFor(m.id)
@@ -254,6 +271,10 @@ class Proxy {
     if (request.cancelled) {
       this.requests.delete(idKey(request.id))
       return { keep: 'drop' }
+    }
+    if (has(m, 'result') && isUnfinished(request, m.result)) {
+      this.requests.delete(idKey(request.id))
+      return { keep: 'raw', request }
     }
     // tasks/result carries the result of a tools/call run as a task (the only task a server runs).
     const isToolResult = request.method === 'tools/call' || request.method === 'tasks/result'
@@ -278,6 +299,17 @@ class Proxy {
     return { keep: 'convert', convert, request }
   }
 
+  /**
+   * On stdio a 2026-07-28 server ends a `subscriptions/listen` stream with `notifications/cancelled`
+   * naming it, and sends no answer: the request is no longer awaited. (It names no other request of
+   * the client's: before 2026 a server cancels only its own requests, whose ids are its own.)
+   */
+  streamEnded(m) {
+    if (!isObject(m) || m.method !== 'notifications/cancelled' || !isObject(m.params)) return
+    const request = this.requestFor(m.params.requestId)
+    if (request && request.method === 'subscriptions/listen') this.requests.delete(idKey(request.id))
+  }
+
   /** The answer that a tools/call runs as a task: the task (and `_meta`) alone, nothing beside it. */
   sendTask(m, request) {
     const result = { task: m.result.task }
@@ -298,7 +330,10 @@ class Proxy {
     } catch (error) {
       process.stderr.write(`mcp-content proxy: the result of request ${shownId(request.id)} could not be converted, so it is not passed on: ${oneLine(bounded(error.message))}\n`)
       const text = `[mcp-content proxy: the tool result could not be converted, so it is not passed on: ${bounded(error.message)}]`
-      return { ...envelope, result: { content: [{ type: 'text', text }], isError: true } }
+      const result = { content: [{ type: 'text', text }], isError: true }
+      // A 2026-07-28 client takes no result without its kind.
+      if (request.modern) result.resultType = 'complete'
+      return { ...envelope, result }
     }
     return { ...envelope, result: await fitToolResult(result, envelope, store) }
   }
