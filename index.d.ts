@@ -20,9 +20,7 @@ export type McpContent =
   | { type: 'image' | 'audio'; data: string | Uint8Array; mimeType: string; annotations?: Annotations }
   | {
       type: 'resource'
-      resource:
-        | { uri: string; mimeType?: string; text: string }
-        | { uri: string; mimeType?: string; blob: string | Uint8Array }
+      resource: { uri: string; mimeType?: string; text: string } | { uri: string; mimeType?: string; blob: string | Uint8Array }
       annotations?: Annotations
     }
   | {
@@ -42,9 +40,7 @@ export type McpContent =
  * size and pixels, where the original was saved). `convertToolResult` puts it in the content, as a
  * text part just before the image; a caller of `toContent` sends it the same way.
  */
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'file'; mediaType: string; data: string; uri?: string; filename?: string; note?: string }
+export type ContentPart = { type: 'text'; text: string } | { type: 'file'; mediaType: string; data: string; uri?: string; filename?: string; note?: string }
 
 /**
  * Target provider profiles: what each takes, where, and how much (docs/whole-results.md).
@@ -54,16 +50,7 @@ export type ContentPart =
  * - `openai` (Responses), `openai-chat` (Chat Completions: media only in a user message),
  *   `google` (Gemini), `bedrock` (Converse), `openrouter`.
  */
-export type ProviderName =
-  | 'default'
-  | 'anthropic'
-  | 'anthropic-bedrock'
-  | 'anthropic-vertex'
-  | 'openai'
-  | 'openai-chat'
-  | 'google'
-  | 'bedrock'
-  | 'openrouter'
+export type ProviderName = 'default' | 'anthropic' | 'anthropic-bedrock' | 'anthropic-vertex' | 'openai' | 'openai-chat' | 'google' | 'bedrock' | 'openrouter'
 
 /** Options shared by `toContent` and `toContentAsync`. */
 export interface ToContentOptions {
@@ -118,13 +105,45 @@ export declare function toContentAsync(part: McpContent, options?: ToContentOpti
  * fallback for a declared text type.
  */
 export type TextEncoding =
-  | 'ascii' | 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252' | 'shift_jis' | 'euc-jp'
-  | 'iso-2022-jp' | 'gbk' | 'gb18030' | 'big5' | 'euc-kr' | 'koi8-r' | 'koi8-u' | 'ibm866'
-  | 'macintosh' | 'x-mac-cyrillic' | 'windows-874' | 'windows-1250' | 'windows-1251'
-  | 'windows-1253' | 'windows-1254' | 'windows-1255' | 'windows-1256' | 'windows-1257'
-  | 'windows-1258' | 'iso-8859-2' | 'iso-8859-3' | 'iso-8859-4' | 'iso-8859-5' | 'iso-8859-6'
-  | 'iso-8859-7' | 'iso-8859-8' | 'iso-8859-8-i' | 'iso-8859-10' | 'iso-8859-13' | 'iso-8859-14'
-  | 'iso-8859-15' | 'iso-8859-16'
+  | 'ascii'
+  | 'utf-8'
+  | 'utf-16le'
+  | 'utf-16be'
+  | 'windows-1252'
+  | 'shift_jis'
+  | 'euc-jp'
+  | 'iso-2022-jp'
+  | 'gbk'
+  | 'gb18030'
+  | 'big5'
+  | 'euc-kr'
+  | 'koi8-r'
+  | 'koi8-u'
+  | 'ibm866'
+  | 'macintosh'
+  | 'x-mac-cyrillic'
+  | 'windows-874'
+  | 'windows-1250'
+  | 'windows-1251'
+  | 'windows-1253'
+  | 'windows-1254'
+  | 'windows-1255'
+  | 'windows-1256'
+  | 'windows-1257'
+  | 'windows-1258'
+  | 'iso-8859-2'
+  | 'iso-8859-3'
+  | 'iso-8859-4'
+  | 'iso-8859-5'
+  | 'iso-8859-6'
+  | 'iso-8859-7'
+  | 'iso-8859-8'
+  | 'iso-8859-8-i'
+  | 'iso-8859-10'
+  | 'iso-8859-13'
+  | 'iso-8859-14'
+  | 'iso-8859-15'
+  | 'iso-8859-16'
 
 /** What the bytes are, set against the declared media type. */
 export interface Classification {
@@ -411,9 +430,7 @@ export interface OpenAIFunctionCallOutput {
 export declare function toOpenAIResponsesOutput(converted: ConvertedToolResult, callId: string): OpenAIFunctionCallOutput
 
 /** A Responses user message input item carrying content parts (deferred media); null for none. */
-export declare function toOpenAIResponsesMessage(
-  parts: ContentPart[],
-): { type: 'message'; role: 'user'; content: OpenAIResponsesContent[] } | null
+export declare function toOpenAIResponsesMessage(parts: ContentPart[]): { type: 'message'; role: 'user'; content: OpenAIResponsesContent[] } | null
 
 /** A Chat Completions user content part (`ChatCompletionContentPart` of `openai`). */
 export type OpenAIChatContentPart =
@@ -474,11 +491,7 @@ export interface GeminiFunctionResponsePart {
  * (only with `deferMedia: false`, for Gemini 3 and later), then the deferred media as sibling
  * `inlineData` parts of the same turn.
  */
-export declare function toGeminiFunctionResponse(
-  converted: ConvertedToolResult,
-  name: string,
-  id?: string,
-): [GeminiFunctionResponsePart, ...GeminiInlineData[]]
+export declare function toGeminiFunctionResponse(converted: ConvertedToolResult, name: string, id?: string): [GeminiFunctionResponsePart, ...GeminiInlineData[]]
 
 /** A Bedrock Converse content block as the adapters write it (`ToolResultContentBlock`). */
 export type BedrockBlock =
@@ -511,7 +524,10 @@ export declare function toBedrockContent(parts: ContentPart[]): BedrockBlock[]
 
 /** A tool output of AI SDK 7 (`ToolResultOutput` of `@ai-sdk/provider-utils` 5). */
 export type AiSdkToolOutput =
-  | { type: 'content'; value: Array<{ type: 'text'; text: string } | { type: 'file'; mediaType: string; data: { type: 'data'; data: string }; filename?: string }> }
+  | {
+      type: 'content'
+      value: Array<{ type: 'text'; text: string } | { type: 'file'; mediaType: string; data: { type: 'data'; data: string }; filename?: string }>
+    }
   | { type: 'error-text'; value: string }
 
 /** A tool output of AI SDK 6 (`ToolResultOutput` of `@ai-sdk/provider-utils` 4); AI SDK 7 takes it too. */

@@ -58,7 +58,12 @@ describe('adapters: shapes', () => {
 
   test('toOpenAIChatMessages: text-only tool message, media in a user message', () => {
     const wav = b64(makeWav(100))
-    const messages = m.toOpenAIChatMessages(converted([text('a'), text('[image/png image, 53 KB, attached below]')], { deferred: [file('image/png', PNG), file('audio/wav', wav), file('application/pdf', PDF)] }), 'call_1')
+    const messages = m.toOpenAIChatMessages(
+      converted([text('a'), text('[image/png image, 53 KB, attached below]')], {
+        deferred: [file('image/png', PNG), file('audio/wav', wav), file('application/pdf', PDF)],
+      }),
+      'call_1',
+    )
     assert.deepEqual(messages, [
       { role: 'tool', tool_call_id: 'call_1', content: 'a\n\n[image/png image, 53 KB, attached below]' },
       {
@@ -73,7 +78,10 @@ describe('adapters: shapes', () => {
     assert.deepEqual(m.toOpenAIChatMessages(converted([text('only text')]), 'c'), [{ role: 'tool', tool_call_id: 'c', content: 'only text' }])
     assert.equal(m.toOpenAIChatUserMessage([]), null)
     assert.equal(m.toOpenAIChatUserMessage([file('audio/mpeg', 'AAAA')]).content[0].input_audio.format, 'mp3')
-    assert.throws(() => m.toOpenAIChatUserMessage([file('audio/flac', 'AAAA')]), { code: 'INVALID_ARGUMENT', message: /audio\/flac has no Chat Completions part/ })
+    assert.throws(() => m.toOpenAIChatUserMessage([file('audio/flac', 'AAAA')]), {
+      code: 'INVALID_ARGUMENT',
+      message: /audio\/flac has no Chat Completions part/,
+    })
   })
 
   test('toGeminiFunctionResponse: id, output or error, media inside and deferred beside', () => {
@@ -107,10 +115,20 @@ describe('adapters: shapes', () => {
     assert.equal(document.document.format, 'pdf')
     assert.equal(document.document.name, 'q3')
     assert.ok(Buffer.from(document.document.source.bytes).equals(pdf))
-    const names = m.toBedrockContent([file('application/pdf', PDF, { filename: 'a..b  c.pdf' }), file('application/pdf', PDF, { filename: '!!!.pdf' }), file('application/pdf', PDF)])
-    assert.deepEqual(names.map((b) => b.document?.name ?? b.text), ['a-b c', 'document-2', 'document-3', '[3 documents attached]'])
+    const names = m.toBedrockContent([
+      file('application/pdf', PDF, { filename: 'a..b  c.pdf' }),
+      file('application/pdf', PDF, { filename: '!!!.pdf' }),
+      file('application/pdf', PDF),
+    ])
+    assert.deepEqual(
+      names.map((b) => b.document?.name ?? b.text),
+      ['a-b c', 'document-2', 'document-3', '[3 documents attached]'],
+    )
     assert.equal(m.toBedrockToolResult(converted([text('x')], { isError: true }), 't').toolResult.status, 'error')
-    assert.throws(() => m.toBedrockToolResult(converted([file('audio/wav', 'AAAA')]), 't'), { code: 'INVALID_ARGUMENT', message: /audio\/wav has no Bedrock block/ })
+    assert.throws(() => m.toBedrockToolResult(converted([file('audio/wav', 'AAAA')]), 't'), {
+      code: 'INVALID_ARGUMENT',
+      message: /audio\/wav has no Bedrock block/,
+    })
   })
 
   test('toAiSdkToolOutput: AI SDK 7 and 6 shapes, error text', () => {
@@ -155,15 +173,25 @@ describe('adapters: careful reading', () => {
     const inherited = Object.create({ content: [text('inherited')], isError: true })
     assert.deepEqual(m.toAnthropicToolResult(inherited, 'x'), { type: 'tool_result', tool_use_id: 'x', content: [] })
     const setter = []
-    Object.defineProperty(Object.prototype, 'is_error', { set: (v) => {
-      setter.push(v)
-    }, configurable: true })
-    Object.defineProperty(Object.prototype, 'filename', { set: (v) => {
-      setter.push(v)
-    }, get: () => 'polluted.exe', configurable: true })
-    Object.defineProperty(Array.prototype, '0', { set: (v) => {
-      setter.push(v)
-    }, configurable: true })
+    Object.defineProperty(Object.prototype, 'is_error', {
+      set: (v) => {
+        setter.push(v)
+      },
+      configurable: true,
+    })
+    Object.defineProperty(Object.prototype, 'filename', {
+      set: (v) => {
+        setter.push(v)
+      },
+      get: () => 'polluted.exe',
+      configurable: true,
+    })
+    Object.defineProperty(Array.prototype, '0', {
+      set: (v) => {
+        setter.push(v)
+      },
+      configurable: true,
+    })
     try {
       const block = m.toAnthropicToolResult(converted([text('x')], { isError: true }), 'x')
       assert.equal(Object.getOwnPropertyDescriptor(block, 'is_error').value, true)
@@ -232,7 +260,13 @@ describe('repairHistory', () => {
   test('AI SDK messages: bytes, tagged data, v6 parts; a mislabelled JPEG relabelled', (t) => {
     const jpeg = corpus('fixture.jpg')
     const history = [
-      { role: 'user', content: [{ type: 'image', image: new Uint8Array(jpeg), mediaType: 'image/png' }, { type: 'text', text: 'hi' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'image', image: new Uint8Array(jpeg), mediaType: 'image/png' },
+          { type: 'text', text: 'hi' },
+        ],
+      },
       {
         role: 'tool',
         content: [
@@ -265,7 +299,13 @@ describe('repairHistory', () => {
 
   test('OpenAI Responses items: data URLs in messages and function_call_output; URLs left alone', (t) => {
     const items = [
-      { role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }, { type: 'input_file', file_data: 'data:application/pdf;base64,', filename: 'e.pdf' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_image', image_url: 'https://example.com/a.png' },
+          { type: 'input_file', file_data: 'data:application/pdf;base64,', filename: 'e.pdf' },
+        ],
+      },
       { type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: `data:image/png;base64,${PNG}` }] },
     ]
     const { messages, repaired } = m.repairHistory(items, { format: 'openai-responses', provider: 'openai', outputDir: tempDir(t) })
@@ -292,9 +332,15 @@ describe('repairHistory', () => {
       },
       enumerable: true,
     })
-    const source = Object.defineProperties({}, { type: counted('source.type', 'base64'), media_type: counted('source.media_type', 'text/markdown'), data: counted('source.data', markdown) })
+    const source = Object.defineProperties(
+      {},
+      { type: counted('source.type', 'base64'), media_type: counted('source.media_type', 'text/markdown'), data: counted('source.data', markdown) },
+    )
     const block = Object.defineProperties({}, { type: counted('block.type', 'document'), source: counted('block.source', source) })
-    const result = Object.defineProperties({}, { type: counted('result.type', 'tool_result'), tool_use_id: counted('result.tool_use_id', 't1'), content: counted('result.content', [block]) })
+    const result = Object.defineProperties(
+      {},
+      { type: counted('result.type', 'tool_result'), tool_use_id: counted('result.tool_use_id', 't1'), content: counted('result.content', [block]) },
+    )
     const message = Object.defineProperties({}, { role: counted('message.role', 'user'), content: counted('message.content', [result]) })
     const { messages, repaired } = m.repairHistory([message], { format: 'anthropic', outputDir: tempDir(t) })
     assert.equal(repaired, 1)

@@ -49,8 +49,19 @@ function request(tool, blocks) {
 }
 
 const NAIVELY_REFUSED = [
-  'markdown_blob', 'patch_blob', 'json_blob', 'parquet_blob', 'svg_image', 'mislabelled_jpeg', 'truncated_png',
-  'corrupt_png', 'bmp_image', 'empty_blob', 'empty_image', 'invalid_base64', 'audio_wav',
+  'markdown_blob',
+  'patch_blob',
+  'json_blob',
+  'parquet_blob',
+  'svg_image',
+  'mislabelled_jpeg',
+  'truncated_png',
+  'corrupt_png',
+  'bmp_image',
+  'empty_blob',
+  'empty_image',
+  'invalid_base64',
+  'audio_wav',
 ]
 const NAIVELY_ACCEPTED = ['png_image', 'png_resource', 'gif_webp_images', 'pdf_resource', 'text_resource', 'error_result']
 

@@ -229,7 +229,12 @@ function check(label, got, expected) {
 
 test(`the bad-input matrix (${cases.length} cases), sync`, () => {
   assert.ok(cases.length >= 80, `${cases.length} cases`)
-  for (const [label, part, expected] of cases) check(label, outcome(() => toContent(part, options)), expected)
+  for (const [label, part, expected] of cases)
+    check(
+      label,
+      outcome(() => toContent(part, options)),
+      expected,
+    )
 })
 
 test('the bad-input matrix, async', async () => {
@@ -252,7 +257,11 @@ test('a getter or Proxy that throws: its own error comes back, unchanged', () =>
     new Proxy({ type: 'text', text: 'x' }, { get: throws }),
     new Proxy(Object.assign(Object.create(null), { type: 'text', text: 'x' }), { getOwnPropertyDescriptor: throws }),
   ]
-  for (const part of parts) assert.throws(() => toContent(part, options), (e) => e === boom)
+  for (const part of parts)
+    assert.throws(
+      () => toContent(part, options),
+      (e) => e === boom,
+    )
 })
 
 test('a getter that answers differently on each read is read once', () => {
@@ -266,8 +275,14 @@ test('a getter that answers differently on each read is read once', () => {
 test('a store from another realm is refused', async () => {
   const vm = await import('node:vm')
   const foreign = vm.runInNewContext('({ dir: "/tmp", save() {}, cleanup() {} })')
-  assert.throws(() => toContent(image(png), { store: foreign }), (e) => e.code === 'INVALID_ARGUMENT')
-  assert.throws(() => toContent(image(png), { store: Object.create(ToolOutputStore.prototype) }), (e) => e.code === 'INVALID_ARGUMENT')
+  assert.throws(
+    () => toContent(image(png), { store: foreign }),
+    (e) => e.code === 'INVALID_ARGUMENT',
+  )
+  assert.throws(
+    () => toContent(image(png), { store: Object.create(ToolOutputStore.prototype) }),
+    (e) => e.code === 'INVALID_ARGUMENT',
+  )
 })
 
 test('4 worker threads and the main thread at once give the same answers', async () => {
@@ -280,24 +295,32 @@ test('4 worker threads and the main thread at once give the same answers', async
     parentPort.postMessage(out.slice(0, parts.length))
   `
   const parts = [image(png.toString('base64')), image(jpeg.toString('base64'), 'image/png'), { type: 'text', text: 'hi' }, image('QR==')]
-  const workers = Array.from({ length: 4 }, () => new Promise((resolve, reject) => {
-    const w = new Worker(source, { eval: true, workerData: { binding: bindingPath, parts, dir } })
-    w.once('message', resolve)
-    w.once('error', reject)
-  }))
+  const workers = Array.from(
+    { length: 4 },
+    () =>
+      new Promise((resolve, reject) => {
+        const w = new Worker(source, { eval: true, workerData: { binding: bindingPath, parts, dir } })
+        w.once('message', resolve)
+        w.once('error', reject)
+      }),
+  )
   const main = []
   for (let round = 0; round < 50; round++) for (const p of parts) main.push(toContent(p, options))
   for (const answers of await Promise.all(workers)) assert.deepEqual(answers, main.slice(0, parts.length))
 })
 
-test('answers built natively are not read through a getter planted under an array index', { skip: wasmCannot("run with getters planted on Array.prototype indexes: emnapi's JS runtime reads its own arrays through them") }, async () => {
-  const { spawnSync } = await import('node:child_process')
-  const child = path.join(testDir, 'fixtures', 'index-pollution-child.cjs')
-  const run = spawnSync(process.execPath, [child, bindingPath, dir], { encoding: 'utf8' })
-  assert.equal(run.status, 0, run.stderr)
-  assert.deepEqual(JSON.parse(run.stdout), {
-    one: { mediaType: 'image/png', sameData: true },
-    whole: { count: 2, mediaType: 'image/png', sameData: true },
-    setterRuns: 0,
-  })
-})
+test(
+  'answers built natively are not read through a getter planted under an array index',
+  { skip: wasmCannot("run with getters planted on Array.prototype indexes: emnapi's JS runtime reads its own arrays through them") },
+  async () => {
+    const { spawnSync } = await import('node:child_process')
+    const child = path.join(testDir, 'fixtures', 'index-pollution-child.cjs')
+    const run = spawnSync(process.execPath, [child, bindingPath, dir], { encoding: 'utf8' })
+    assert.equal(run.status, 0, run.stderr)
+    assert.deepEqual(JSON.parse(run.stdout), {
+      one: { mediaType: 'image/png', sameData: true },
+      whole: { count: 2, mediaType: 'image/png', sameData: true },
+      setterRuns: 0,
+    })
+  },
+)

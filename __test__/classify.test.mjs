@@ -3,28 +3,19 @@ import { describe, test } from 'node:test'
 import { animatedGif } from './fixtures/results.mjs'
 import assert from 'node:assert/strict'
 import { isUtf8 as nodeIsUtf8 } from 'node:buffer'
-import {
-  loadBinding,
-  corpus,
-  corpusFiles,
-  trueExtension,
-  b64,
-  makePng,
-  makeWav,
-  randomBytes,
-  referenceImageInfo,
-  snapshot,
-} from './fixtures/index.mjs'
+import { loadBinding, corpus, corpusFiles, trueExtension, b64, makePng, makeWav, randomBytes, referenceImageInfo, snapshot } from './fixtures/index.mjs'
 
 const { classify, isUtf8, isTextualMediaType } = loadBinding()
 
 const KINDS = new Set(['image', 'pdf', 'audio', 'video', 'text', 'binary', 'empty', 'invalid'])
 /** Classification.textEncoding as index.d.ts declares it. */
 const TEXT_ENCODINGS = new Set(
-  ('ascii utf-8 utf-16le utf-16be windows-1252 shift_jis euc-jp iso-2022-jp gbk gb18030 big5 euc-kr koi8-r koi8-u ' +
+  (
+    'ascii utf-8 utf-16le utf-16be windows-1252 shift_jis euc-jp iso-2022-jp gbk gb18030 big5 euc-kr koi8-r koi8-u ' +
     'ibm866 macintosh x-mac-cyrillic windows-874 windows-1250 windows-1251 windows-1253 windows-1254 windows-1255 ' +
     'windows-1256 windows-1257 windows-1258 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 iso-8859-7 ' +
-    'iso-8859-8 iso-8859-8-i iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16').split(' '),
+    'iso-8859-8 iso-8859-8-i iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16'
+  ).split(' '),
 )
 
 function checkShape(c, byteLength) {
@@ -42,7 +33,13 @@ function checkShape(c, byteLength) {
 
 describe('classify', () => {
   test('images: kind, sniffed type and header dimensions', () => {
-    for (const [name, mt] of [['fixture.png', 'image/png'], ['fixture.jpg', 'image/jpeg'], ['fixture.gif', 'image/gif'], ['fixture.webp', 'image/webp'], ['fixture.apng', 'image/png']]) {
+    for (const [name, mt] of [
+      ['fixture.png', 'image/png'],
+      ['fixture.jpg', 'image/jpeg'],
+      ['fixture.gif', 'image/gif'],
+      ['fixture.webp', 'image/webp'],
+      ['fixture.apng', 'image/png'],
+    ]) {
       const bytes = corpus(name)
       const ref = referenceImageInfo(bytes)
       for (const data of [new Uint8Array(bytes), b64(bytes)]) {
@@ -59,7 +56,12 @@ describe('classify', () => {
   })
 
   test('generated png dimensions, including 9000 px', () => {
-    for (const [w, h] of [[1, 1], [9000, 10], [10, 9000], [8000, 1]]) {
+    for (const [w, h] of [
+      [1, 1],
+      [9000, 10],
+      [10, 9000],
+      [8000, 1],
+    ]) {
       const c = classify(makePng(w, h))
       assert.equal(c.kind, 'image')
       assert.equal(c.width, w)
@@ -179,7 +181,11 @@ describe('classify', () => {
 
   test('truncated and corrupt png report a problem', () => {
     const png = corpus('fixture.png')
-    for (const [name, bytes] of [['truncated', png.subarray(0, 3000)], ['corrupt', corpus('fixture-corrupt.png')], ['no IEND', png.subarray(0, png.length - 12)]]) {
+    for (const [name, bytes] of [
+      ['truncated', png.subarray(0, 3000)],
+      ['corrupt', corpus('fixture-corrupt.png')],
+      ['no IEND', png.subarray(0, png.length - 12)],
+    ]) {
       const c = classify(bytes, 'image/png')
       assert.equal(typeof c.problem, 'string', `${name} png: no problem reported: ${JSON.stringify(c)}`)
       assert.ok(c.problem.length > 0)
@@ -329,19 +335,56 @@ describe('isUtf8', () => {
 describe('isTextualMediaType', () => {
   test('textual types', () => {
     for (const mt of [
-      'text/plain', 'text/markdown', 'text/x-patch', 'text/x-diff', 'text/csv', 'text/html', 'text/css', 'text/x-python',
-      'application/json', 'application/ld+json', 'application/vnd.api+json', 'application/xml', 'application/atom+xml',
-      'image/svg+xml', 'application/javascript', 'text/javascript', 'application/x-yaml', 'application/yaml', 'application/toml',
-      'application/x-sh', 'application/x-patch', 'application/x-diff', 'application/sql', 'application/graphql',
-    ]) assert.equal(isTextualMediaType(mt), true, mt)
+      'text/plain',
+      'text/markdown',
+      'text/x-patch',
+      'text/x-diff',
+      'text/csv',
+      'text/html',
+      'text/css',
+      'text/x-python',
+      'application/json',
+      'application/ld+json',
+      'application/vnd.api+json',
+      'application/xml',
+      'application/atom+xml',
+      'image/svg+xml',
+      'application/javascript',
+      'text/javascript',
+      'application/x-yaml',
+      'application/yaml',
+      'application/toml',
+      'application/x-sh',
+      'application/x-patch',
+      'application/x-diff',
+      'application/sql',
+      'application/graphql',
+    ])
+      assert.equal(isTextualMediaType(mt), true, mt)
   })
 
   test('binary types', () => {
     for (const mt of [
-      'image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp', 'application/pdf', 'application/octet-stream',
-      'audio/wav', 'video/mp4', 'application/vnd.apache.parquet', 'application/zip', 'application/gzip', '', 'text', 'json',
-      'application/jsonx', 'image/svg', 'application/x-www-form-urlencodedx',
-    ]) assert.equal(isTextualMediaType(mt), false, mt)
+      'image/png',
+      'image/jpeg',
+      'image/gif',
+      'image/webp',
+      'image/bmp',
+      'application/pdf',
+      'application/octet-stream',
+      'audio/wav',
+      'video/mp4',
+      'application/vnd.apache.parquet',
+      'application/zip',
+      'application/gzip',
+      '',
+      'text',
+      'json',
+      'application/jsonx',
+      'image/svg',
+      'application/x-www-form-urlencodedx',
+    ])
+      assert.equal(isTextualMediaType(mt), false, mt)
   })
 
   test('case and parameters as servers send them', () => {

@@ -82,7 +82,7 @@ describe('mcp-content prints no control or bidi character that came from input',
     assert.equal(r.stdout.match(/^ {2}part \d/gm).length, 4)
   })
 
-  test('inspect --json: escaped with JSON\'s own escapes, so the document keeps its value', async () => {
+  test("inspect --json: escaped with JSON's own escapes, so the document keeps its value", async () => {
     const r = await run(['inspect', '--json', '-'], { input: JSON.stringify(hostileResult) })
     assert.equal(r.code, 0, r.stderr)
     assert.doesNotMatch(r.stdout, UNSAFE)
@@ -97,7 +97,10 @@ describe('mcp-content prints no control or bidi character that came from input',
     assert.doesNotMatch(r.stdout, UNSAFE)
     const converted = JSON.parse(r.stdout)
     const expected = convertToolResultSync(hostileResult)
-    assert.deepEqual(converted.content.map((p) => p.text), expected.content.map((p) => p.text))
+    assert.deepEqual(
+      converted.content.map((p) => p.text),
+      expected.content.map((p) => p.text),
+    )
     // The embedded text is the server's own, kept whole.
     assert.ok(converted.content.some((p) => p.text.endsWith(`text ${HOSTILE}`)))
   })
@@ -128,7 +131,10 @@ describe('mcp-content caps what it reads', () => {
   test('a file over the cap: refused, one line', async (t) => {
     const file = path.join(tempDir(t), 'big.bin')
     fs.writeFileSync(file, Buffer.alloc(2048, 1))
-    oneErrorLine(await run(['inspect', '--max-input', '1KiB', file]), /^mcp-content inspect: .*big\.bin is over the input limit of 1KiB \(--max-input raises it\)$/)
+    oneErrorLine(
+      await run(['inspect', '--max-input', '1KiB', file]),
+      /^mcp-content inspect: .*big\.bin is over the input limit of 1KiB \(--max-input raises it\)$/,
+    )
     oneErrorLine(await run(['convert', '--max-input', '1KiB', file]), /big\.bin is over the input limit of 1KiB/)
     const r = await run(['inspect', '--max-input', '2KiB', file])
     assert.equal(r.code, 0, r.stderr)
@@ -136,12 +142,18 @@ describe('mcp-content caps what it reads', () => {
 
   test('standard input over the cap, left open: stops reading, one line', HANG, async () => {
     const json = JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(4096) }] })
-    oneErrorLine(await run(['convert', '--max-input', '1KiB'], { input: json, stdin: 'open' }), /^mcp-content convert: standard input is over the input limit of 1KiB \(--max-input raises it\)$/)
+    oneErrorLine(
+      await run(['convert', '--max-input', '1KiB'], { input: json, stdin: 'open' }),
+      /^mcp-content convert: standard input is over the input limit of 1KiB \(--max-input raises it\)$/,
+    )
     oneErrorLine(await run(['inspect', '--max-input', '1KiB', '-'], { input: json, stdin: 'open' }), /standard input is over the input limit of 1KiB/)
   })
 
   test('endless input: /dev/zero as a file and as standard input', { ...HANG, skip: devZero ? false : 'no /dev/zero' }, async () => {
-    oneErrorLine(await run(['inspect', '--max-input', '1MiB', '/dev/zero']), /^mcp-content inspect: \/dev\/zero is over the input limit of 1MiB \(--max-input raises it\)$/)
+    oneErrorLine(
+      await run(['inspect', '--max-input', '1MiB', '/dev/zero']),
+      /^mcp-content inspect: \/dev\/zero is over the input limit of 1MiB \(--max-input raises it\)$/,
+    )
     const zero = fs.openSync('/dev/zero', 'r')
     try {
       oneErrorLine(await run(['inspect', '--max-input', '1MiB', '-'], { stdin: zero }), /^mcp-content inspect: standard input is over the input limit of 1MiB/)

@@ -103,7 +103,10 @@ describe('mcp-content inspect', () => {
     const [source] = JSON.parse(r.stdout).sources
     assert.equal(source.source, '-')
     assert.equal(source.kind, 'tool-result')
-    assert.deepEqual(source.parts.map((p) => p.type), ['text', 'image', 'resource'])
+    assert.deepEqual(
+      source.parts.map((p) => p.type),
+      ['text', 'image', 'resource'],
+    )
     const [text, image, parquet] = source.parts
     assert.equal(text.chars, 'two attachments:'.length)
     assert.deepEqual(Object.keys(image.providers), PROVIDERS)
@@ -114,7 +117,12 @@ describe('mcp-content inspect', () => {
     assert.deepEqual(image.providers.anthropic, { action: 'attached', mediaType: 'image/jpeg' })
     assert.deepEqual(image.providers['openai-chat'], { action: 'deferred', mediaType: 'image/jpeg' })
     assert.equal(parquet.uri, 'file:///data.parquet')
-    for (const p of PROVIDERS) assert.deepEqual(parquet.providers[p], { action: 'saved', mediaType: 'application/vnd.apache.parquet', reason: 'application/vnd.apache.parquet is not accepted' })
+    for (const p of PROVIDERS)
+      assert.deepEqual(parquet.providers[p], {
+        action: 'saved',
+        mediaType: 'application/vnd.apache.parquet',
+        reason: 'application/vnd.apache.parquet is not accepted',
+      })
   })
 
   test('a 9000 px PNG and a corrupt one: the problems and reasons; nothing is left on disk', async (t) => {
@@ -122,7 +130,9 @@ describe('mcp-content inspect', () => {
     const tall = path.join(dir, 'tall.png')
     fs.writeFileSync(tall, makePng(50, 9000, false))
     const tmp = tempDir(t)
-    const r = await run(['inspect', '--json', '--provider', 'anthropic', '--provider', 'openai', tall, path.join(corpusDir, 'fixture-corrupt.png')], { env: { TMPDIR: tmp } })
+    const r = await run(['inspect', '--json', '--provider', 'anthropic', '--provider', 'openai', tall, path.join(corpusDir, 'fixture-corrupt.png')], {
+      env: { TMPDIR: tmp },
+    })
     assert.equal(r.code, 0, r.stderr)
     const [a, b] = JSON.parse(r.stdout).sources
     assert.deepEqual(Object.keys(a.parts[0].providers), ['anthropic', 'openai'])
@@ -167,7 +177,9 @@ describe('mcp-content convert', () => {
     const note = parseSavedNote(out.content[2].text)
     assert.equal(path.dirname(note.path), dir)
     assert.ok(fs.readFileSync(note.path).equals(corpus('fixture.parquet')))
-    assert.deepEqual(out.saved, [{ path: note.path, byteLength: corpus('fixture.parquet').length, mediaType: 'application/vnd.apache.parquet', uri: 'file:///data.parquet' }])
+    assert.deepEqual(out.saved, [
+      { path: note.path, byteLength: corpus('fixture.parquet').length, mediaType: 'application/vnd.apache.parquet', uri: 'file:///data.parquet' },
+    ])
   })
 
   test('openai-chat defers the image; --defer-media false saves it; a file argument and a JSON-RPC response work', async (t) => {
@@ -191,7 +203,11 @@ describe('mcp-content convert', () => {
     oneErrorLine(await run(['convert', '--mcp', '--defer-media', 'true'], { input: '{}' }), 2, /--mcp sends no media to a following message/)
     // The error note first, a part for the user only as it came, annotations kept, the JSON last.
     const forUser = { type: 'image', data: '', mimeType: 'image/png', annotations: { audience: ['user'] } }
-    const input = { isError: true, content: [forUser, { type: 'image', data: '', mimeType: 'image/png', annotations: { priority: 1 } }], structuredContent: { a: 1 } }
+    const input = {
+      isError: true,
+      content: [forUser, { type: 'image', data: '', mimeType: 'image/png', annotations: { priority: 1 } }],
+      structuredContent: { a: 1 },
+    }
     const error = JSON.parse((await run(['convert', '--mcp'], { input: JSON.stringify(input) })).stdout)
     assert.deepEqual(error, {
       content: [
@@ -221,18 +237,21 @@ describe('mcp-content cleanup', () => {
     const fresh = store.save(Buffer.from('fresh'))
     const past = new Date(Date.now() - 10 * 24 * 3600 * 1000)
     for (const f of old) fs.utimesSync(f.path, past, past)
-    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not the store\'s')
+    fs.writeFileSync(path.join(dir, 'notes.txt'), "not the store's")
     fs.utimesSync(path.join(dir, 'notes.txt'), past, past)
     return { dir, old, fresh }
   }
 
-  test('removes the store\'s own expired files and lists them; nothing else', async (t) => {
+  test("removes the store's own expired files and lists them; nothing else", async (t) => {
     const { dir, old, fresh } = storeWithFiles(t)
     const r = await run(['cleanup', dir])
     assert.equal(r.code, 0, r.stderr)
     const lines = r.stdout.trim().split('\n')
     assert.equal(lines[0], `removed 2 files (14 B) from ${dir}; 1 kept`)
-    assert.deepEqual(lines.slice(1).map((l) => l.trim().split(/\s+/)[0]), old.map((f) => path.basename(f.path)).sort())
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.trim().split(/\s+/)[0]),
+      old.map((f) => path.basename(f.path)).sort(),
+    )
     assert.deepEqual(listFiles(dir), [path.basename(fresh.path), 'notes.txt'].sort())
   })
 
@@ -242,24 +261,33 @@ describe('mcp-content cleanup', () => {
     const out = JSON.parse(r.stdout)
     assert.equal(out.dir, dir)
     assert.equal(out.count, 3)
-    assert.deepEqual(out.removed.map((f) => f.name), [...old, fresh].map((f) => path.basename(f.path)).sort())
+    assert.deepEqual(
+      out.removed.map((f) => f.name),
+      [...old, fresh].map((f) => path.basename(f.path)).sort(),
+    )
     assert.deepEqual(out.removed.map((f) => f.byteLength).sort(), [5, 7, 7])
     assert.deepEqual(listFiles(dir), ['notes.txt'])
     const again = JSON.parse((await run(['cleanup', '--json', dir])).stdout)
     assert.deepEqual([again.count, again.removed], [0, []])
   })
 
-  test('--json lists every file it removed, a temp file a crash left included; a .bak copy is not the store\'s', async (t) => {
+  test("--json lists every file it removed, a temp file a crash left included; a .bak copy is not the store's", async (t) => {
     const { dir, old, fresh } = storeWithFiles(t)
     const past = new Date(Date.now() - 10 * 24 * 3600 * 1000)
     const temp = `.tool_tmp_0000000001_${'0'.repeat(19)}1_000000001`
     const bak = `${path.basename(old[0].path)}.bak`
-    for (const [name, text] of [[temp, 'half'], [bak, 'a copy']]) {
+    for (const [name, text] of [
+      [temp, 'half'],
+      [bak, 'a copy'],
+    ]) {
       fs.writeFileSync(path.join(dir, name), text)
       fs.utimesSync(path.join(dir, name), past, past)
     }
     const out = JSON.parse((await run(['cleanup', '--json', dir])).stdout)
-    assert.deepEqual(out.removed, [temp, ...old.map((f) => path.basename(f.path))].sort().map((name) => ({ name, byteLength: name === temp ? 4 : 7 })))
+    assert.deepEqual(
+      out.removed,
+      [temp, ...old.map((f) => path.basename(f.path))].sort().map((name) => ({ name, byteLength: name === temp ? 4 : 7 })),
+    )
     assert.equal(out.count, 3)
     assert.deepEqual(listFiles(dir), [bak, path.basename(fresh.path), 'notes.txt'].sort())
   })
@@ -297,7 +325,11 @@ describe('on a terminal', { skip: python ? false : 'no python3 with the pty modu
    */
   function onTty(args, env = {}) {
     const script = 'import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)'
-    return spawnSync(python, ['-c', script, process.execPath, cli, ...args], { cwd: corpusDir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '', TERM: 'xterm', ...env } })
+    return spawnSync(python, ['-c', script, process.execPath, cli, ...args], {
+      cwd: corpusDir,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '', TERM: 'xterm', ...env },
+    })
   }
   const png = 'fixture.png'
 
@@ -309,7 +341,10 @@ describe('on a terminal', { skip: python ? false : 'no python3 with the pty modu
   })
 
   test('NO_COLOR and --no-color turn colours off, not the progress line', () => {
-    for (const [args, env] of [[['inspect', png], { NO_COLOR: '1' }], [['inspect', '--no-color', png], {}]]) {
+    for (const [args, env] of [
+      [['inspect', png], { NO_COLOR: '1' }],
+      [['inspect', '--no-color', png], {}],
+    ]) {
       const r = onTty(args, env)
       assert.equal(r.status, 0, r.stdout)
       assert.doesNotMatch(r.stdout.replace(/\r\x1b\[K/g, '').replace(/\x1b\[2m[^\x1b]*\x1b\[22m/g, ''), /\x1b\[/)

@@ -107,10 +107,14 @@ describe('text, audience, embedded text, resource_link', () => {
 
   test('resource_link becomes a note, never dropped', async (t) => {
     const cases = [
-      [{ type: 'resource_link', uri: 'file:///a.pdf', name: 'a.pdf', mimeType: 'application/pdf', size: 1234, description: 'The report' },
-        '[Resource link file:///a.pdf (a.pdf, application/pdf, 1234 bytes)]\nThe report'],
-      [{ type: 'resource_link', uri: 'file:///a.pdf', name: 'a.pdf', mimeType: 'application/pdf', size: 1234 },
-        '[Resource link file:///a.pdf (a.pdf, application/pdf, 1234 bytes)]'],
+      [
+        { type: 'resource_link', uri: 'file:///a.pdf', name: 'a.pdf', mimeType: 'application/pdf', size: 1234, description: 'The report' },
+        '[Resource link file:///a.pdf (a.pdf, application/pdf, 1234 bytes)]\nThe report',
+      ],
+      [
+        { type: 'resource_link', uri: 'file:///a.pdf', name: 'a.pdf', mimeType: 'application/pdf', size: 1234 },
+        '[Resource link file:///a.pdf (a.pdf, application/pdf, 1234 bytes)]',
+      ],
       [{ type: 'resource_link', uri: 'file:///b', name: 'b', size: 0 }, '[Resource link file:///b (b, 0 bytes)]'],
       [{ type: 'resource_link', uri: 'file:///c', name: 'c', mimeType: 'text/csv' }, '[Resource link file:///c (c, text/csv)]'],
       // The description is a server's string: escaped onto one line, so it cannot start a note.
@@ -126,7 +130,12 @@ describe('text, audience, embedded text, resource_link', () => {
 
 describe('routing of media parts (default provider)', () => {
   test('rule 2: png/jpeg/gif/webp images and pdf are attached with their sniffed type', async (t) => {
-    for (const [bytes, mt] of [[png, 'image/png'], [jpeg, 'image/jpeg'], [gif, 'image/gif'], [webp, 'image/webp']]) {
+    for (const [bytes, mt] of [
+      [png, 'image/png'],
+      [jpeg, 'image/jpeg'],
+      [gif, 'image/gif'],
+      [webp, 'image/webp'],
+    ]) {
       const { result, dir } = await both(t, { type: 'image', data: b64(bytes), mimeType: mt })
       checkFilePart(assert, result, { mediaType: mt, bytes })
       assert.deepEqual(listFiles(dir), [], 'an attached image was also saved')
@@ -242,7 +251,10 @@ describe('routing of media parts (default provider)', () => {
     const s = 'Hello, wörld: 5 € ✓\r\n'.repeat(3)
     const le = Buffer.from(s, 'utf16le')
     const be = Buffer.from(le).swap16()
-    for (const [bytes, encoding] of [[le, 'utf-16le'], [be, 'utf-16be']]) {
+    for (const [bytes, encoding] of [
+      [le, 'utf-16le'],
+      [be, 'utf-16be'],
+    ]) {
       for (const mimeType of [undefined, 'application/octet-stream', 'text/plain']) {
         const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///out.log', mimeType, blob: b64(bytes) } })
         assert.deepEqual(result, TXT(`[Resource file:///out.log (text/plain, ${encoding})]\n${s}`), `${encoding} ${mimeType}`)
@@ -259,7 +271,12 @@ describe('routing of media parts (default provider)', () => {
     const cases = [
       ['text/plain; charset=iso-8859-1', Buffer.from('Grüße aus Köln\n', 'latin1'), 'windows-1252', 'Grüße aus Köln\n'],
       ['text/plain; charset="windows-1252"', Buffer.from([0x93, 0x51, 0x94, 0x20, 0x80, 0x35, 0x0a]), 'windows-1252', '\u201cQ\u201d \u20ac5\n'],
-      ['text/plain; charset=Shift_JIS', Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x83, 0x65, 0x83, 0x4c, 0x83, 0x58, 0x83, 0x67]), 'shift_jis', '日本語テキスト'],
+      [
+        'text/plain; charset=Shift_JIS',
+        Buffer.from([0x93, 0xfa, 0x96, 0x7b, 0x8c, 0xea, 0x83, 0x65, 0x83, 0x4c, 0x83, 0x58, 0x83, 0x67]),
+        'shift_jis',
+        '日本語テキスト',
+      ],
       ['text/csv; charset=GBK', Buffer.from([0xd6, 0xd0, 0xce, 0xc4, 0x2c, 0x31]), 'gbk', '中文,1'],
       ['text/plain; charset=euc-kr', Buffer.from([0xc7, 0xd1, 0xb1, 0xb9, 0xbe, 0xee]), 'euc-kr', '한국어'],
       ['text/plain; charset=Big5', Buffer.from([0xa4, 0xa4, 0xa4, 0xe5]), 'big5', '中文'],
@@ -289,7 +306,12 @@ describe('routing of media parts (default provider)', () => {
     assert.deepEqual(result, TXT('[Resource file:///menu.md (text/markdown, windows-1252)]\n# Café menu\n\n- crème brûlée € 5\n'))
     // Undeclared, windows-1252 is guessed from 64 bytes on (legacy-text.test.mjs): these 35 are too few
     const undeclared = await both(t, { type: 'resource', resource: { uri: 'file:///menu.md', blob: b64(bytes) } })
-    checkSavedNote(assert, undeclared.result, { mediaType: 'application/octet-stream', reason: 'application/octet-stream is not accepted', bytes, dir: undeclared.dir })
+    checkSavedNote(assert, undeclared.result, {
+      mediaType: 'application/octet-stream',
+      reason: 'application/octet-stream is not accepted',
+      bytes,
+      dir: undeclared.dir,
+    })
   })
 
   test('rule 3: a large Latin-1 text (past the 64 KiB head) is decoded from base64 and from bytes', async (t) => {
@@ -299,7 +321,11 @@ describe('routing of media parts (default provider)', () => {
     const expected = TXT(`[Resource file:///big.txt (text/plain, windows-1252)]\n${'Ça coûte 5 €, naïve.\n'.repeat(5000)}`)
     for (const blob of [b64(bytes), new Uint8Array(bytes)]) {
       // Over the default text cap (tested in text-cap.test.mjs): turned off here to see it all.
-      const { result } = await both(t, { type: 'resource', resource: { uri: 'file:///big.txt', mimeType: 'text/plain; charset=latin1', blob } }, { maxTextTokens: Infinity })
+      const { result } = await both(
+        t,
+        { type: 'resource', resource: { uri: 'file:///big.txt', mimeType: 'text/plain; charset=latin1', blob } },
+        { maxTextTokens: Infinity },
+      )
       assert.deepEqual(result, expected)
     }
   })
@@ -309,7 +335,10 @@ describe('routing of media parts (default provider)', () => {
     // no NUL or control byte, all beyond ASCII: malformed Shift_JIS, not Western text
     const high = randomBytes(300, 4).map((b) => b | 0x80)
     for (const bytes of [noisy, high]) {
-      const { result, dir } = await both(t, { type: 'resource', resource: { uri: 'file:///x.txt', mimeType: 'text/plain; charset=shift_jis', blob: b64(bytes) } })
+      const { result, dir } = await both(t, {
+        type: 'resource',
+        resource: { uri: 'file:///x.txt', mimeType: 'text/plain; charset=shift_jis', blob: b64(bytes) },
+      })
       checkSavedNote(assert, result, {
         head: 'Binary resource file:///x.txt',
         mediaType: 'text/plain',
@@ -376,7 +405,13 @@ describe('routing of media parts (default provider)', () => {
     // and the next chunk header is garbage.
     const corrupt = corpus('fixture-corrupt.png')
     r = await both(t, { type: 'image', data: b64(corrupt), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: 'corrupt PNG: invalid chunk type at byte 83', bytes: corrupt, dir: r.dir })
+    checkSavedNote(assert, r.result, {
+      head: 'Binary image',
+      mediaType: 'image/png',
+      reason: 'corrupt PNG: invalid chunk type at byte 83',
+      bytes: corrupt,
+      dir: r.dir,
+    })
     // a media part without uri
     r = await both(t, { type: 'media', data: b64(bmp), mimeType: 'image/bmp' })
     checkSavedNote(assert, r.result, { head: 'Binary media', mediaType: 'image/bmp', reason: 'image/bmp is not accepted', bytes: bmp, dir: r.dir })
@@ -438,7 +473,11 @@ describe('provider limits', () => {
     const ok2 = makePng(1, 8000)
     r = await both(t, { type: 'image', data: b64(ok2), mimeType: 'image/png' })
     checkFilePart(assert, r.result, { mediaType: 'image/png', bytes: ok2 })
-    for (const [w, h] of [[8001, 1], [1, 8001], [9000, 10]]) {
+    for (const [w, h] of [
+      [8001, 1],
+      [1, 8001],
+      [9000, 10],
+    ]) {
       const big = makePng(w, h)
       r = await both(t, { type: 'image', data: b64(big), mimeType: 'image/png' })
       checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: `${w}x${h} px, over the 8000 px limit`, bytes: big, dir: r.dir })
@@ -460,7 +499,11 @@ describe('provider limits', () => {
     const w = Buffer.from(webp)
     assert.equal(w.toString('latin1', 12, 16), 'VP8 ')
     w.writeUInt16LE(9001, 26)
-    for (const [bytes, mt] of [[j, 'image/jpeg'], [g, 'image/gif'], [w, 'image/webp']]) {
+    for (const [bytes, mt] of [
+      [j, 'image/jpeg'],
+      [g, 'image/gif'],
+      [w, 'image/webp'],
+    ]) {
       const { result } = await both(t, { type: 'image', data: b64(bytes), mimeType: mt })
       assert.notEqual(result?.type, 'file', `${mt} of 9001 px was attached`)
       assert.equal(result?.type, 'text')
@@ -475,19 +518,42 @@ describe('provider limits', () => {
     checkFilePart(assert, r.result, { mediaType: 'image/png', bytes: atLimit })
     const over = makePng(64, 64, { padTo: MAX_IMAGE_DECODED + 1 })
     r = await both(t, { type: 'image', data: b64(over), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: '5.3 MB as base64, over the 5.2 MB limit', bytes: over, dir: r.dir })
+    checkSavedNote(assert, r.result, {
+      head: 'Binary image',
+      mediaType: 'image/png',
+      reason: '5.3 MB as base64, over the 5.2 MB limit',
+      bytes: over,
+      dir: r.dir,
+    })
     // 5 MiB decoded, the limit before it was counted on base64: 6,990,508 characters
     const old = makePng(64, 64, { padTo: 5 * 1024 * 1024 })
     r = await both(t, { type: 'image', data: b64(old), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: '7.0 MB as base64, over the 5.2 MB limit', bytes: old, dir: r.dir })
+    checkSavedNote(assert, r.result, {
+      head: 'Binary image',
+      mediaType: 'image/png',
+      reason: '7.0 MB as base64, over the 5.2 MB limit',
+      bytes: old,
+      dir: r.dir,
+    })
     // a 6 MB stored (uncompressed) png within 8000 px
     const stored = makePng(2000, 3000, { level: 0 })
     r = await both(t, { type: 'image', data: b64(stored), mimeType: 'image/png' })
-    checkSavedNote(assert, r.result, { head: 'Binary image', mediaType: 'image/png', reason: /^\d+\.\d MB as base64, over the 5\.2 MB limit$/, bytes: stored, dir: r.dir })
+    checkSavedNote(assert, r.result, {
+      head: 'Binary image',
+      mediaType: 'image/png',
+      reason: /^\d+\.\d MB as base64, over the 5\.2 MB limit$/,
+      bytes: stored,
+      dir: r.dir,
+    })
   })
 
   test('absurd header dimensions (2^31-1, 0) do not crash and are not attached', async (t) => {
-    for (const [w, h] of [[0x7fffffff, 0x7fffffff], [0, 0], [0, 10], [0xffffffff, 1]]) {
+    for (const [w, h] of [
+      [0x7fffffff, 0x7fffffff],
+      [0, 0],
+      [0, 10],
+      [0xffffffff, 1],
+    ]) {
       const b = makePng(1, 1)
       b.writeUInt32BE(w, 16)
       b.writeUInt32BE(h, 20)
@@ -541,7 +607,10 @@ describe('base64 forms', () => {
   }
 
   test('accepted forms attach and output canonical base64 of the same bytes', async (t) => {
-    for (const [bytes, std] of [[p2, std2], [p1, std1]]) {
+    for (const [bytes, std] of [
+      [p2, std2],
+      [p1, std1],
+    ]) {
       for (const [name, data] of accepted(bytes, std)) {
         const { result, dir } = await both(t, { type: 'image', data, mimeType: 'image/png' })
         assert.equal(result?.type, 'file', `${name}: ${JSON.stringify(result)?.slice(0, 200)}`)
@@ -621,8 +690,14 @@ describe('base64 forms', () => {
       [{ type: 'image', data: '', mimeType: 'image/png' }, '[Image (image/png): empty data; nothing was saved]'],
       [{ type: 'image', data: new Uint8Array(0), mimeType: 'image/png' }, '[Image (image/png): empty data; nothing was saved]'],
       [{ type: 'audio', data: '', mimeType: 'audio/wav' }, '[Audio (audio/wav): empty data; nothing was saved]'],
-      [{ type: 'resource', resource: { uri: 'file:///e.png', mimeType: 'image/png', blob: '' } }, '[Resource file:///e.png (image/png): empty data; nothing was saved]'],
-      [{ type: 'resource', resource: { uri: 'file:///e.md', mimeType: 'text/markdown', blob: Buffer.alloc(0) } }, '[Resource file:///e.md (text/markdown): empty data; nothing was saved]'],
+      [
+        { type: 'resource', resource: { uri: 'file:///e.png', mimeType: 'image/png', blob: '' } },
+        '[Resource file:///e.png (image/png): empty data; nothing was saved]',
+      ],
+      [
+        { type: 'resource', resource: { uri: 'file:///e.md', mimeType: 'text/markdown', blob: Buffer.alloc(0) } },
+        '[Resource file:///e.md (text/markdown): empty data; nothing was saved]',
+      ],
       [{ type: 'media', data: '', mimeType: 'application/pdf' }, '[Media (application/pdf): empty data; nothing was saved]'],
     ]
     for (const [part, expected] of cases) {
@@ -642,7 +717,12 @@ describe('base64 forms', () => {
 
 describe('byte inputs', () => {
   test('Uint8Array, Buffer, pooled Buffer and offset views give the same result as base64', async (t) => {
-    for (const [bytes, mt] of [[png, 'image/png'], [Buffer.from('# md ✓'), 'text/markdown'], [parquet, 'application/vnd.apache.parquet'], [makePng(3, 3), 'image/png']]) {
+    for (const [bytes, mt] of [
+      [png, 'image/png'],
+      [Buffer.from('# md ✓'), 'text/markdown'],
+      [parquet, 'application/vnd.apache.parquet'],
+      [makePng(3, 3), 'image/png'],
+    ]) {
       const ref = toContent({ type: 'image', data: b64(bytes), mimeType: mt }, { fitImages: false, outputDir: tempDir(t) })
       const ab = new ArrayBuffer(bytes.length + 7)
       const view = new Uint8Array(ab, 5, bytes.length)
@@ -729,31 +809,43 @@ describe('store, outputDir and save failures', () => {
     checkSavedNote(assert, r, { bytes: bmp, dir })
   })
 
-  test('default store: an absolute path in a per-user temp folder', { skip: wasmCannot('name the folder by uid or make it private (WASI has no owners or chmod)') }, async (t) => {
-    // In a child whose temp folder is ours: the real per-user store is never written.
-    const tmp = tempDir(t)
-    const child = spawnSync(process.execPath, [path.join(testDir, 'fixtures', 'default-store-child.cjs'), bindingPath], {
-      env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
-      encoding: 'utf8',
-    })
-    assert.equal(child.status, 0, child.stderr)
-    const { note: text, bytes } = JSON.parse(child.stdout)
-    const user = process.platform === 'win32' ? process.env.USERNAME : String(process.getuid())
-    const dir = path.join(fs.realpathSync(tmp), `mcp-content-${user}`, 'tool-output')
-    const note = checkSavedNote(assert, TXT(text), { head: 'Binary resource file:///d.parquet', mediaType: 'application/vnd.apache.parquet', bytes: Buffer.from(bytes, 'base64'), dir })
-    if (process.platform !== 'win32') {
-      assert.equal(fs.statSync(note.path).mode & 0o777, 0o600)
-      assert.equal(fs.statSync(path.dirname(note.path)).mode & 0o777, 0o700)
-      assert.equal(fs.statSync(path.dirname(note.path)).uid, process.getuid())
-    }
-  })
+  test(
+    'default store: an absolute path in a per-user temp folder',
+    { skip: wasmCannot('name the folder by uid or make it private (WASI has no owners or chmod)') },
+    async (t) => {
+      // In a child whose temp folder is ours: the real per-user store is never written.
+      const tmp = tempDir(t)
+      const child = spawnSync(process.execPath, [path.join(testDir, 'fixtures', 'default-store-child.cjs'), bindingPath], {
+        env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp },
+        encoding: 'utf8',
+      })
+      assert.equal(child.status, 0, child.stderr)
+      const { note: text, bytes } = JSON.parse(child.stdout)
+      const user = process.platform === 'win32' ? process.env.USERNAME : String(process.getuid())
+      const dir = path.join(fs.realpathSync(tmp), `mcp-content-${user}`, 'tool-output')
+      const note = checkSavedNote(assert, TXT(text), {
+        head: 'Binary resource file:///d.parquet',
+        mediaType: 'application/vnd.apache.parquet',
+        bytes: Buffer.from(bytes, 'base64'),
+        dir,
+      })
+      if (process.platform !== 'win32') {
+        assert.equal(fs.statSync(note.path).mode & 0o777, 0o600)
+        assert.equal(fs.statSync(path.dirname(note.path)).mode & 0o777, 0o700)
+        assert.equal(fs.statSync(path.dirname(note.path)).uid, process.getuid())
+      }
+    },
+  )
 
   test('save failure: outputDir under a regular file gives a note, no throw', async (t) => {
     const file = path.join(tempDir(t), 'plain-file')
     fs.writeFileSync(file, 'x')
     const outputDir = path.join(file, 'sub')
     const part = { type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }
-    const re = new RegExp(`^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\): application/vnd\\.apache\\.parquet is not accepted; could not be saved: .+\\]$`, 's')
+    const re = new RegExp(
+      `^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\): application/vnd\\.apache\\.parquet is not accepted; could not be saved: .+\\]$`,
+      's',
+    )
     const a = toContent(part, { fitImages: false, outputDir })
     assert.match(a.text, re)
     const b = await toContentAsync(part, { fitImages: false, outputDir })
@@ -766,8 +858,14 @@ describe('store, outputDir and save failures', () => {
     const file = path.join(tempDir(t), 'plain-file')
     fs.writeFileSync(file, 'x')
     const outputDir = path.join(file, 'sub')
-    checkFilePart(assert, toContent({ type: 'image', data: b64(png), mimeType: 'image/png' }, { fitImages: false, outputDir }), { mediaType: 'image/png', bytes: png })
-    assert.deepEqual(toContent({ type: 'resource', resource: { uri: 'u', mimeType: 'text/plain', blob: b64(Buffer.from('hi')) } }, { fitImages: false, outputDir }), TXT('[Resource u (text/plain)]\nhi'))
+    checkFilePart(assert, toContent({ type: 'image', data: b64(png), mimeType: 'image/png' }, { fitImages: false, outputDir }), {
+      mediaType: 'image/png',
+      bytes: png,
+    })
+    assert.deepEqual(
+      toContent({ type: 'resource', resource: { uri: 'u', mimeType: 'text/plain', blob: b64(Buffer.from('hi')) } }, { fitImages: false, outputDir }),
+      TXT('[Resource u (text/plain)]\nhi'),
+    )
   })
 
   test("provider 'default' explicitly gives the same results", async (t) => {
@@ -837,7 +935,20 @@ describe('errors and garbage', () => {
   })
 
   test('random bytes with weird mime types never throw and never attach non-allowed bytes', async (t) => {
-    const mimes = ['', ' ', 'image/', '/', 'image/png; charset=binary', 'IMAGE/PNG', 'x'.repeat(10000), 'a\u0000b', 'текст/plain', 'text/plain\r\nX: y', '../../etc/passwd', 'image/png/../../x']
+    const mimes = [
+      '',
+      ' ',
+      'image/',
+      '/',
+      'image/png; charset=binary',
+      'IMAGE/PNG',
+      'x'.repeat(10000),
+      'a\u0000b',
+      'текст/plain',
+      'text/plain\r\nX: y',
+      '../../etc/passwd',
+      'image/png/../../x',
+    ]
     for (let i = 0; i < 60; i++) {
       const bytes = randomBytes(1 + ((i * 977) % 5000), i + 11)
       const mimeType = mimes[i % mimes.length]
@@ -869,7 +980,13 @@ describe('errors and garbage', () => {
   })
 
   test('extra fields (_meta, title, icons) are tolerated', async (t) => {
-    const { result } = await both(t, { type: 'image', data: b64(png), mimeType: 'image/png', _meta: { a: 1 }, annotations: { priority: 0.3, lastModified: '2025-01-01T00:00:00Z' } })
+    const { result } = await both(t, {
+      type: 'image',
+      data: b64(png),
+      mimeType: 'image/png',
+      _meta: { a: 1 },
+      annotations: { priority: 0.3, lastModified: '2025-01-01T00:00:00Z' },
+    })
     checkFilePart(assert, result, { mediaType: 'image/png', bytes: png })
     const r2 = await both(t, { type: 'resource_link', uri: 'file:///a', name: 'a', title: 'A', icons: [{ src: 'x' }], _meta: {} })
     assert.deepEqual(r2.result, TXT('[Resource link file:///a (a)]'))
@@ -884,7 +1001,8 @@ describe('concurrency and threads', () => {
       const kind = i % 4
       if (kind === 0) inputs.push([{ type: 'image', data: b64(makePng(1 + i, 2)), mimeType: 'image/png' }, 'file'])
       if (kind === 1) inputs.push([{ type: 'audio', data: b64(makeWav(10 + i)), mimeType: 'audio/wav' }, 'saved'])
-      if (kind === 2) inputs.push([{ type: 'resource', resource: { uri: `file:///${i}.md`, mimeType: 'text/markdown', blob: b64(Buffer.from(`# ${i}`)) } }, 'text'])
+      if (kind === 2)
+        inputs.push([{ type: 'resource', resource: { uri: `file:///${i}.md`, mimeType: 'text/markdown', blob: b64(Buffer.from(`# ${i}`)) } }, 'text'])
       if (kind === 3) inputs.push([{ type: 'image', data: randomBytes(100 + i, i + 1), mimeType: 'image/x-unknown' }, 'saved'])
     }
     const results = await Promise.all(inputs.map(([p]) => toContentAsync(p, { fitImages: false, outputDir: dir })))
@@ -946,13 +1064,18 @@ describe('module loading', () => {
       /export declare function isUtf8\(/,
       /export declare function isTextualMediaType\(/,
       /export declare class ToolOutputStore/,
-    ]) assert.match(dts, re)
+    ])
+      assert.match(dts, re)
     assert.match(dts, /Promise</)
   })
 
   test('the binding answers in a child process started cold (require by path)', async () => {
     const { execFileSync } = await import('node:child_process')
-    const out = execFileSync(process.execPath, ['-e', `const m=require(${JSON.stringify(bindingPath)});process.stdout.write(JSON.stringify(m.toContent({type:'text',text:'x'})))`], { encoding: 'utf8' })
+    const out = execFileSync(
+      process.execPath,
+      ['-e', `const m=require(${JSON.stringify(bindingPath)});process.stdout.write(JSON.stringify(m.toContent({type:'text',text:'x'})))`],
+      { encoding: 'utf8' },
+    )
     assert.deepEqual(JSON.parse(out), TXT('x'))
   })
 })

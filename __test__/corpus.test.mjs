@@ -47,7 +47,10 @@ describe('corpus sweep', () => {
 
   for (const [label, build] of [
     ['image declared image/png', (bytes) => ({ type: 'image', data: b64(bytes), mimeType: 'image/png' })],
-    ['resource blob declared application/octet-stream', (bytes, name) => ({ type: 'resource', resource: { uri: `file:///${name}`, mimeType: 'application/octet-stream', blob: b64(bytes) } })],
+    [
+      'resource blob declared application/octet-stream',
+      (bytes, name) => ({ type: 'resource', resource: { uri: `file:///${name}`, mimeType: 'application/octet-stream', blob: b64(bytes) } }),
+    ],
     ['resource blob as bytes, no mimeType', (bytes, name) => ({ type: 'resource', resource: { uri: `file:///${name}`, blob: new Uint8Array(bytes) } })],
   ]) {
     test(`${label}: only true allowed formats are attached, with their real type; sync == async`, async (t) => {
@@ -108,7 +111,10 @@ describe('corpus sweep', () => {
       ['fixture-vtt-linebreak.vtt', (b) => b.toString('utf8')],
     ]) {
       const bytes = corpus(name)
-      const r = toContent({ type: 'resource', resource: { uri: `file:///${name}`, mimeType: 'application/octet-stream', blob: b64(bytes) } }, { outputDir: dir })
+      const r = toContent(
+        { type: 'resource', resource: { uri: `file:///${name}`, mimeType: 'application/octet-stream', blob: b64(bytes) } },
+        { outputDir: dir },
+      )
       assert.equal(r?.type, 'text', name)
       const nl = r.text.indexOf('\n')
       assert.match(r.text.slice(0, nl), new RegExp(`^\\[Resource file:///${name.replace(/\./g, '\\.')} \\([^)]+\\)\\]$`), name)

@@ -26,7 +26,10 @@ describe('Anthropic Messages', () => {
   const image = (data, mt = 'image/png') => ({ type: 'image', source: { type: 'base64', media_type: mt, data } })
   test('user content is checked like tool results', () => {
     validateMessagesRequest(user([image(PNG)]))
-    refuses(() => validateMessagesRequest(user([image(JPEG)])), /^messages\.0\.content\.0\.image\.source\.base64\.data: The image was specified using the image\/png media type, but the image appears to be a image\/jpeg image$/)
+    refuses(
+      () => validateMessagesRequest(user([image(JPEG)])),
+      /^messages\.0\.content\.0\.image\.source\.base64\.data: The image was specified using the image\/png media type, but the image appears to be a image\/jpeg image$/,
+    )
   })
   test('100 images and documents per request', () => {
     validateMessagesRequest(user(tinyPngs(100).map((d) => image(d))))
@@ -64,7 +67,13 @@ describe('OpenAI Chat Completions', () => {
   const body = (...messages) => ({ model: 'm', messages: [{ role: 'user', content: 'go' }, ...messages] })
   test('a tool message takes text only, and answers a tool call', () => {
     validateChatRequest(body(call, { role: 'tool', tool_call_id: 'c1', content: [{ type: 'text', text: 'x' }] }))
-    refuses(() => validateChatRequest(body(call, { role: 'tool', tool_call_id: 'c1', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] })), /Supported values are: 'text'/)
+    refuses(
+      () =>
+        validateChatRequest(
+          body(call, { role: 'tool', tool_call_id: 'c1', content: [{ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }),
+        ),
+      /Supported values are: 'text'/,
+    )
     refuses(() => validateChatRequest(body({ role: 'tool', tool_call_id: 'c1', content: 'x' })), /must be a response to a preceeding message with 'tool_calls'/)
     refuses(() => validateChatRequest(body(call, { role: 'user', content: 'x' })), /must be followed by tool messages/)
   })
@@ -72,10 +81,16 @@ describe('OpenAI Chat Completions', () => {
     const user = (part) => body({ role: 'user', content: [part] })
     validateChatRequest(user({ type: 'input_audio', input_audio: { data: b64(makeWav(10)), format: 'wav' } }))
     validateChatRequest(user({ type: 'file', file: { file_data: `data:application/pdf;base64,${PDF}`, filename: 'a.pdf' } }))
-    refuses(() => validateChatRequest(user({ type: 'input_audio', input_audio: { data: b64(makeWav(10)), format: 'flac' } })), /Supported values are: 'wav' and 'mp3'/)
+    refuses(
+      () => validateChatRequest(user({ type: 'input_audio', input_audio: { data: b64(makeWav(10)), format: 'flac' } })),
+      /Supported values are: 'wav' and 'mp3'/,
+    )
     refuses(() => validateChatRequest(user({ type: 'input_audio', input_audio: { data: PNG, format: 'wav' } })), /not valid wav data/)
     refuses(() => validateChatRequest(user({ type: 'file', file: { file_data: `data:text/markdown;base64,${SVG}`, filename: 'a.md' } })), /Only PDF files/)
-    refuses(() => validateChatRequest(user({ type: 'image_url', image_url: { url: `data:image/bmp;base64,${b64(corpus('fixture.bmp'))}` } })), /unsupported MIME type 'image\/bmp'/)
+    refuses(
+      () => validateChatRequest(user({ type: 'image_url', image_url: { url: `data:image/bmp;base64,${b64(corpus('fixture.bmp'))}` } })),
+      /unsupported MIME type 'image\/bmp'/,
+    )
   })
 })
 
@@ -91,7 +106,10 @@ describe('Gemini generateContent', () => {
   test('function responses: parts on Gemini 3 only, of five types; ids on Gemini 3; names and counts', () => {
     validateGenerateContent('gemini-3-pro', contents({ id: 'fc1', name: 'f', response: {}, parts: [inline('image/png', PNG), inline('application/pdf', PDF)] }))
     refuses(() => validateGenerateContent('gemini-2.5-flash', contents({ name: 'f', response: {}, parts: [inline('image/png', PNG)] })), /Unknown name "parts"/)
-    refuses(() => validateGenerateContent('gemini-3-pro', contents({ id: 'fc1', name: 'f', response: {}, parts: [inline('image/heic', PNG)] })), /Unsupported MIME type: image\/heic/)
+    refuses(
+      () => validateGenerateContent('gemini-3-pro', contents({ id: 'fc1', name: 'f', response: {}, parts: [inline('image/heic', PNG)] })),
+      /Unsupported MIME type: image\/heic/,
+    )
     refuses(() => validateGenerateContent('gemini-3-pro', contents({ name: 'f', response: {} })), /does not carry the id/)
     validateGenerateContent('gemini-2.5-flash', contents({ name: 'f', response: {} }))
     refuses(() => validateGenerateContent('gemini-2.5-flash', contents({ name: 'g', response: {} })), /does not answer a function call/)

@@ -107,25 +107,55 @@ test('parts without binary data: sync and async give the same answer or the same
 
 test('parts without binary data: the answers', () => {
   const cases = [
-    [{ type: 'text', text: 'hello' }, { type: 'text', text: 'hello' }],
+    [
+      { type: 'text', text: 'hello' },
+      { type: 'text', text: 'hello' },
+    ],
     [{ type: 'text' }, { type: 'text', text: '' }],
     [{ type: 'text', text: 'a', annotations: { audience: ['user'] } }, null],
     [{ type: 'text', text: 'a', annotations: { audience: [] } }, null],
-    [{ type: 'text', text: 'a', annotations: { audience: [5, 'assistant'] } }, { type: 'text', text: 'a' }],
-    [{ type: 'text', text: 'a', annotations: { audience: 'assistant' } }, { type: 'text', text: 'a' }],
+    [
+      { type: 'text', text: 'a', annotations: { audience: [5, 'assistant'] } },
+      { type: 'text', text: 'a' },
+    ],
+    [
+      { type: 'text', text: 'a', annotations: { audience: 'assistant' } },
+      { type: 'text', text: 'a' },
+    ],
     [
       { type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', mimeType: 'text/x-rust', size: 12, description: 'main' },
       { type: 'text', text: '[Resource link file:///a.rs (a.rs, text/x-rust, 12 bytes)]\nmain' },
     ],
-    [{ type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', size: 0.5 }, { type: 'text', text: '[Resource link file:///a.rs (a.rs)]' }],
-    [{ type: 'resource_link', uri: 'file:///a', size: 1e300 }, { type: 'text', text: '[Resource link file:///a]' }],
+    [
+      { type: 'resource_link', uri: 'file:///a.rs', name: 'a.rs', size: 0.5 },
+      { type: 'text', text: '[Resource link file:///a.rs (a.rs)]' },
+    ],
+    [
+      { type: 'resource_link', uri: 'file:///a', size: 1e300 },
+      { type: 'text', text: '[Resource link file:///a]' },
+    ],
     [{ type: 'resource_link' }, { type: 'text', text: '[Resource link ]' }],
-    [{ type: 'resource', resource: { uri: 'file:///R.md', mimeType: 'text/markdown', text: '# R' } }, { type: 'text', text: '[Resource file:///R.md (text/markdown)]\n# R' }],
+    [
+      { type: 'resource', resource: { uri: 'file:///R.md', mimeType: 'text/markdown', text: '# R' } },
+      { type: 'text', text: '[Resource file:///R.md (text/markdown)]\n# R' },
+    ],
     // The label keeps the parameters that say how the text reads.
-    [{ type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } }, { type: 'text', text: '[Media (text/plain; charset=utf-8)]\nno uri' }],
-    [{ type: 'resource', resource: { text: 'x', mimeType: 'text/plain; name=a.txt' } }, { type: 'text', text: '[Media (text/plain)]\nx' }],
-    [{ type: 'resource', resource: null }, { type: 'text', text: '[Resource part without a `resource` object]' }],
-    [{ type: 'unknown_kind', data: 'x' }, { type: 'text', text: '[Unsupported content part of type "unknown_kind"]' }],
+    [
+      { type: 'resource', resource: { text: 'no uri', mimeType: 'Text/Plain; charset=utf-8' } },
+      { type: 'text', text: '[Media (text/plain; charset=utf-8)]\nno uri' },
+    ],
+    [
+      { type: 'resource', resource: { text: 'x', mimeType: 'text/plain; name=a.txt' } },
+      { type: 'text', text: '[Media (text/plain)]\nx' },
+    ],
+    [
+      { type: 'resource', resource: null },
+      { type: 'text', text: '[Resource part without a `resource` object]' },
+    ],
+    [
+      { type: 'unknown_kind', data: 'x' },
+      { type: 'text', text: '[Unsupported content part of type "unknown_kind"]' },
+    ],
     [{}, { type: 'text', text: '[Unsupported content part of type ""]' }],
   ]
   for (const [part, expected] of cases) assert.deepEqual(entry.toContent(part), expected, JSON.stringify(part))
@@ -141,7 +171,11 @@ test('parts without binary data: the answers', () => {
     [{ type: 'text', text: 'a' }, { store: {} }],
   ]
   for (const [part, options] of invalid) {
-    assert.throws(() => entry.toContent(part, options), (e) => e.code === 'INVALID_ARGUMENT', `${JSON.stringify(part)} ${JSON.stringify(options)}`)
+    assert.throws(
+      () => entry.toContent(part, options),
+      (e) => e.code === 'INVALID_ARGUMENT',
+      `${JSON.stringify(part)} ${JSON.stringify(options)}`,
+    )
   }
 })
 
@@ -166,8 +200,14 @@ test('media parts: a file part carries canonical base64 of the bytes checked', a
     [{ type: 'image', data: offsetView, mimeType: 'image/png' }, {}],
     [{ type: 'image', data: shared, mimeType: 'image/png' }, {}],
     [{ type: 'image', data: urlSafe, mimeType: 'image/png' }, {}],
-    [{ type: 'resource', resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: b64 } }, { uri: 'file:///a.png', filename: 'a.png' }],
-    [{ type: 'media', data: png, mimeType: 'image/png', uri: 'file:///b.png' }, { uri: 'file:///b.png', filename: 'b.png' }],
+    [
+      { type: 'resource', resource: { uri: 'file:///a.png', mimeType: 'image/png', blob: b64 } },
+      { uri: 'file:///a.png', filename: 'a.png' },
+    ],
+    [
+      { type: 'media', data: png, mimeType: 'image/png', uri: 'file:///b.png' },
+      { uri: 'file:///b.png', filename: 'b.png' },
+    ],
     // The file name is percent-decoded; one that would be unsafe is left out.
     [
       { type: 'media', data: png, mimeType: 'image/png', uri: 'file:///tmp/My%20report%20%C3%A9.pdf' },
@@ -216,7 +256,11 @@ test('the entry exports the documented API only', () => {
 })
 
 test('toContentAsync reports bad arguments as a rejection, never a throw', async () => {
-  for (const [part, options] of [[5, undefined], [null, undefined], [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { provider: 'nope' }]]) {
+  for (const [part, options] of [
+    [5, undefined],
+    [null, undefined],
+    [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }, { provider: 'nope' }],
+  ]) {
     let promise
     assert.doesNotThrow(() => {
       promise = entry.toContentAsync(part, options)
@@ -265,7 +309,10 @@ test("base64 text passed as bytes with the word 'base64Bytes' (how the entry fee
   const store = native.storeNew(dir, undefined, undefined)
   const saved = native.storeSave('sync', store, Buffer.from(png, 'latin1'), 'image/png', undefined, 'base64Bytes')
   assert.ok(fs.readFileSync(saved.path).equals(pngBytes))
-  assert.throws(() => native.classify(pngBytes, undefined, 'base64'), (e) => e.code === 'INVALID_ARGUMENT' && /dataIsLatin1/.test(e.message))
+  assert.throws(
+    () => native.classify(pngBytes, undefined, 'base64'),
+    (e) => e.code === 'INVALID_ARGUMENT' && /dataIsLatin1/.test(e.message),
+  )
 })
 
 test('a SharedArrayBuffer view: native code refuses it, the entry reads a copy', () => {
@@ -273,7 +320,10 @@ test('a SharedArrayBuffer view: native code refuses it, the entry reads a copy',
   const shared = new Uint8Array(new SharedArrayBuffer(png.length))
   shared.set(png)
   // Another thread may write shared memory while native code reads it.
-  assert.throws(() => native.isUtf8(shared), (e) => e.code === 'INVALID_ARGUMENT' && /SharedArrayBuffer/.test(e.message))
+  assert.throws(
+    () => native.isUtf8(shared),
+    (e) => e.code === 'INVALID_ARGUMENT' && /SharedArrayBuffer/.test(e.message),
+  )
   assert.equal(entry.isUtf8(shared), false)
   assert.equal(entry.classify(shared).mediaType, 'image/png')
   const store = new entry.ToolOutputStore(dir)

@@ -23,7 +23,11 @@ function nodeBinary() {
   return r.status === 0 ? r.stdout.trim() : null
 }
 const node = nodeBinary()
-const skip = !fs.existsSync(tscNative) ? `no ${path.relative(repoRoot, tscNative)} (node_modules installed for another platform)` : node === null ? 'no `node` on PATH to run tsc with' : false
+const skip = !fs.existsSync(tscNative)
+  ? `no ${path.relative(repoRoot, tscNative)} (node_modules installed for another platform)`
+  : node === null
+    ? 'no `node` on PATH to run tsc with'
+    : false
 if (skip) console.log(`examples.test: skipped: ${skip}`)
 
 const runTsc = (project) => spawnSync(node, [tsc, '-p', project, '--noEmit', '--strict'], { cwd: repoRoot, encoding: 'utf8' })

@@ -112,32 +112,36 @@ describe('images made to fit: bounded memory', { skip: !linux && 'peak memory is
     assert.equal(r.files, 16)
   })
 
-  describe('under an address-space limit (prlimit --as): a note, not a dead process', { skip: (!hasPrlimit && 'prlimit (util-linux) is not installed') || wasm || bunAdapts }, () => {
-    // The limit is what the process used after the warm-up plus `headroom`:
-    // room for the call's small allocations, not for the image's pixels.
-    function limited(t, name, headroom) {
-      const measured = run('measure', images[name], 0, tempDir(t))
-      const limit = measured.vmPeak + headroom
-      t.diagnostic(`VmPeak after warm-up ${(measured.vmPeak / MiB).toFixed(0)} MiB, limit ${(limit / MiB).toFixed(0)} MiB`)
-      return run('sync', images[name], 1, tempDir(t), { limit })
-    }
+  describe(
+    'under an address-space limit (prlimit --as): a note, not a dead process',
+    { skip: (!hasPrlimit && 'prlimit (util-linux) is not installed') || wasm || bunAdapts },
+    () => {
+      // The limit is what the process used after the warm-up plus `headroom`:
+      // room for the call's small allocations, not for the image's pixels.
+      function limited(t, name, headroom) {
+        const measured = run('measure', images[name], 0, tempDir(t))
+        const limit = measured.vmPeak + headroom
+        t.diagnostic(`VmPeak after warm-up ${(measured.vmPeak / MiB).toFixed(0)} MiB, limit ${(limit / MiB).toFixed(0)} MiB`)
+        return run('sync', images[name], 1, tempDir(t), { limit })
+      }
 
-    test('a 16-bit RGBA PNG of 8001x7999 (512 MB decoded): refused before decoding', (t) => {
-      const r = limited(t, 'rgba16.png', 200 * MiB)
-      assert.equal(r.files, 0)
-      assert.match(r.firstNote, /could not be made to fit: .*more than the 256 MiB decoded at most/)
-    })
+      test('a 16-bit RGBA PNG of 8001x7999 (512 MB decoded): refused before decoding', (t) => {
+        const r = limited(t, 'rgba16.png', 200 * MiB)
+        assert.equal(r.files, 0)
+        assert.match(r.firstNote, /could not be made to fit: .*more than the 256 MiB decoded at most/)
+      })
 
-    test('an RGB PNG of 8001x7999 (192 MB decoded, within the limit) the process cannot hold: a note', (t) => {
-      const r = limited(t, 'rgb.png', 128 * MiB)
-      assert.equal(r.files, 0)
-      assert.match(r.firstNote, /could not be made to fit: .*could not be allocated/)
-    })
+      test('an RGB PNG of 8001x7999 (192 MB decoded, within the limit) the process cannot hold: a note', (t) => {
+        const r = limited(t, 'rgb.png', 128 * MiB)
+        assert.equal(r.files, 0)
+        assert.match(r.firstNote, /could not be made to fit: .*could not be allocated/)
+      })
 
-    test('a progressive JPEG of 8001x7999 the process cannot hold: a note', (t) => {
-      const r = limited(t, 'progressive.jpg', 128 * MiB)
-      assert.equal(r.files, 0)
-      assert.match(r.firstNote, /could not be made to fit: .*could not be allocated/)
-    })
-  })
+      test('a progressive JPEG of 8001x7999 the process cannot hold: a note', (t) => {
+        const r = limited(t, 'progressive.jpg', 128 * MiB)
+        assert.equal(r.files, 0)
+        assert.match(r.firstNote, /could not be made to fit: .*could not be allocated/)
+      })
+    },
+  )
 })

@@ -48,15 +48,27 @@ test('each part with fields of a later revision converts as the part without the
 })
 
 test('a content block of a type no revision defines yet becomes a note; the rest of the result is kept', async () => {
-  const result = { content: [{ type: 'tool_use', id: SECRET, input: { secret: SECRET } }, { type: 'text', text: 'after' }], resultType: 'complete' }
+  const result = {
+    content: [
+      { type: 'tool_use', id: SECRET, input: { secret: SECRET } },
+      { type: 'text', text: 'after' },
+    ],
+    resultType: 'complete',
+  }
   const got = await convertToolResult(result)
-  assert.deepEqual(got.content, [{ type: 'text', text: '[Unsupported content part of type "tool_use"]' }, { type: 'text', text: 'after' }])
+  assert.deepEqual(got.content, [
+    { type: 'text', text: '[Unsupported content part of type "tool_use"]' },
+    { type: 'text', text: 'after' },
+  ])
   assert.deepEqual(toContent(result.content[0]), got.content[0])
 })
 
 test('structuredContent of any JSON value is kept and given to the model as JSON text', async () => {
   for (const value of ['a string', 42, 0, true, false, [1, 'two', { three: 3 }], [[]], { a: [1] }]) {
-    for (const got of [await convertToolResult({ content: [], structuredContent: value, resultType: 'complete' }), convertToolResultSync({ content: [], structuredContent: value })]) {
+    for (const got of [
+      await convertToolResult({ content: [], structuredContent: value, resultType: 'complete' }),
+      convertToolResultSync({ content: [], structuredContent: value }),
+    ]) {
       assert.deepEqual(got.structuredContent, value, JSON.stringify(value))
       assert.deepEqual(got.content, [{ type: 'text', text: JSON.stringify(value) }], JSON.stringify(value))
       assert.deepEqual(got.sources, [0])

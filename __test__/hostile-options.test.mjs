@@ -48,9 +48,18 @@ describe('options objects that are hostile or foreign', () => {
           if (skipped(t, r)) return
           if (name === 'store-second-copy') {
             const { distinct, instanceOfFirst } = r.result.detail
-            t.diagnostic(`${runtime}: second copy loaded as a distinct module: ${distinct}; its store instanceof the first copy's ToolOutputStore: ${instanceOfFirst}`)
+            t.diagnostic(
+              `${runtime}: second copy loaded as a distinct module: ${distinct}; its store instanceof the first copy's ToolOutputStore: ${instanceOfFirst}`,
+            )
           }
-          assertOneOf(r.result.summary, [{ ...INVALID_ARGUMENT, ...async_ }, { ...PNG_ORIGINAL, ...async_ }], r.result.detail)
+          assertOneOf(
+            r.result.summary,
+            [
+              { ...INVALID_ARGUMENT, ...async_ },
+              { ...PNG_ORIGINAL, ...async_ },
+            ],
+            r.result.detail,
+          )
         })
       }
     }
@@ -120,11 +129,7 @@ describe('ToolOutputStore without new', () => {
       const r = runChild(t, 'storeWithoutNew', { how })
       assertCleanExit(r)
       if (skipped(t, r)) return
-      assertOneOf(
-        r.result.summary,
-        [{ threw: true, acceptedError: true, createdFolders: [], thisWrapped: false, targetKeys: [] }],
-        r.result.detail,
-      )
+      assertOneOf(r.result.summary, [{ threw: true, acceptedError: true, createdFolders: [], thisWrapped: false, targetKeys: [] }], r.result.detail)
     })
   }
 })

@@ -25,7 +25,8 @@ const LIMITED = [
 /** How each measures: Anthropic-style profiles count base64 characters. */
 const BASE64_LIMIT = { default: 5_242_880, anthropic: 10_485_760, 'anthropic-bedrock': 5_242_880, 'anthropic-vertex': 5_242_880, openrouter: 5_242_880 }
 
-const NOTE = /^\[(Image|Resource \S+) (resized|converted|resized and converted|re-encoded|sent as its first frame) to fit \((.+)\): original (\S+) (\d+)x(\d+) px, ([\d.]+ [KM]B), (saved to (\S+)|not saved \(.+\)); sent (\S+) (\d+)x(\d+) px, ([\d.]+ [KM]B)\]$/
+const NOTE =
+  /^\[(Image|Resource \S+) (resized|converted|resized and converted|re-encoded|sent as its first frame) to fit \((.+)\): original (\S+) (\d+)x(\d+) px, ([\d.]+ [KM]B), (saved to (\S+)|not saved \(.+\)); sent (\S+) (\d+)x(\d+) px, ([\d.]+ [KM]B)\]$/
 
 function parseNote(note) {
   const m = NOTE.exec(note)
@@ -46,7 +47,11 @@ async function both(t, part, options = {}) {
   const sync = toContent(part, { ...options, outputDir: tempDir(t) })
   const async_ = await toContentAsync(part, { ...options, outputDir: tempDir(t) })
   const strip = (r) =>
-    r.type === 'text' ? { ...r, text: r.text.replace(/saved to \S+\]$/, 'saved to ]') } : r.note === undefined ? r : { ...r, note: r.note.replace(/saved to \S+;/, 'saved to ;') }
+    r.type === 'text'
+      ? { ...r, text: r.text.replace(/saved to \S+\]$/, 'saved to ]') }
+      : r.note === undefined
+        ? r
+        : { ...r, note: r.note.replace(/saved to \S+;/, 'saved to ;') }
   assert.deepEqual(strip(async_), strip(sync), 'sync and async differ')
   return sync
 }
@@ -81,7 +86,9 @@ async function screenshot(width, height) {
   for (let y = 0; y < height; y++) {
     if (y % 20 < 6) raw.fill(40, y * width + margin, y * width + width - margin)
   }
-  return sharp(raw, { raw: { width, height, channels: 1 } }).png().toBuffer()
+  return sharp(raw, { raw: { width, height, channels: 1 } })
+    .png()
+    .toBuffer()
 }
 
 /** A checkerboard of `square` px black and white squares, RGB. */
@@ -109,13 +116,19 @@ function noiseRaw(width, height, channels, seed = 7) {
 describe('pixel limits of each profile', () => {
   for (const [provider, maxBytes, maxSide] of LIMITED) {
     test(`${provider}: ${maxSide} px sent as it is, ${maxSide + 1} px resized to ${maxSide}, both axes`, async (t) => {
-      for (const [w, h] of [[maxSide, 10], [10, maxSide]]) {
+      for (const [w, h] of [
+        [maxSide, 10],
+        [10, maxSide],
+      ]) {
         const png = await screenshot(w, h)
         const r = await both(t, image(png), { provider })
         assert.equal(r.note, undefined)
         assert.equal(r.data, b64(png))
       }
-      for (const [w, h, fw, fh] of [[maxSide + 1, 10, maxSide, 10], [10, maxSide + 1, 10, maxSide]]) {
+      for (const [w, h, fw, fh] of [
+        [maxSide + 1, 10, maxSide, 10],
+        [10, maxSide + 1, 10, maxSide],
+      ]) {
         const png = await screenshot(w, h)
         const r = await both(t, image(png), { provider })
         const out = await checkFitted(r, { maxBytes, maxSide, input: png, base64Limit: BASE64_LIMIT[provider] })
@@ -139,13 +152,18 @@ describe('byte limits of each profile', () => {
       const r = await both(t, image(over), { provider })
       const out = await checkFitted(r, { maxBytes, maxSide: 8000, input: over, base64Limit: BASE64_LIMIT[provider] })
       assert.deepEqual([out.width, out.height], [64, 64])
-      assert.ok(out.data.every((v) => v === 0), 'the black image changed')
+      assert.ok(
+        out.data.every((v) => v === 0),
+        'the black image changed',
+      )
     })
   }
 
   test('a photo-like PNG over the byte limit becomes a JPEG within it; a screenshot stays PNG', async (t) => {
     const raw = noiseRaw(1500, 1500, 3)
-    const photo = await sharp(raw, { raw: { width: 1500, height: 1500, channels: 3 } }).png().toBuffer()
+    const photo = await sharp(raw, { raw: { width: 1500, height: 1500, channels: 3 } })
+      .png()
+      .toBuffer()
     assert.ok(photo.length > 3_932_160)
     const r = await both(t, image(photo))
     const out = await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: photo })
@@ -157,7 +175,9 @@ describe('byte limits of each profile', () => {
     const stripes = Buffer.alloc(6000 * 6000, 255)
     for (let y = 0; y < 6000; y += 1) stripes.set(noiseRaw(6000, 1, 1, y + 1), y * 6000)
     for (let i = 0; i < stripes.length; i++) stripes[i] = stripes[i] < 128 ? 0 : 255
-    const drawing = await sharp(stripes, { raw: { width: 6000, height: 6000, channels: 1 } }).png().toBuffer()
+    const drawing = await sharp(stripes, { raw: { width: 6000, height: 6000, channels: 1 } })
+      .png()
+      .toBuffer()
     assert.ok(drawing.length > 3_932_160, `${drawing.length}`)
     const d = await both(t, image(drawing))
     const dout = await checkFitted(d, { maxBytes: 3_932_160, maxSide: 8000, input: drawing })
@@ -167,7 +187,9 @@ describe('byte limits of each profile', () => {
 
   test('a camera JPEG over the byte limit stays JPEG, re-encoded within it', async (t) => {
     const raw = noiseRaw(2200, 1600, 3, 3)
-    const camera = await sharp(raw, { raw: { width: 2200, height: 1600, channels: 3 } }).jpeg({ quality: 100 }).toBuffer()
+    const camera = await sharp(raw, { raw: { width: 2200, height: 1600, channels: 3 } })
+      .jpeg({ quality: 100 })
+      .toBuffer()
     assert.ok(camera.length > 3_932_160, `${camera.length}`)
     const r = await both(t, image(camera, 'image/jpeg'), { provider: 'bedrock' })
     await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: camera })
@@ -196,7 +218,9 @@ describe('shapes from real servers', () => {
 
   test('a downscaled checkerboard is still a checkerboard', async (t) => {
     const raw = checkerboardRaw(16000, 400, 40)
-    const png = await sharp(raw, { raw: { width: 16000, height: 400, channels: 3 } }).png().toBuffer()
+    const png = await sharp(raw, { raw: { width: 16000, height: 400, channels: 3 } })
+      .png()
+      .toBuffer()
     const r = await both(t, image(png))
     const out = await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: png })
     assert.deepEqual([out.width, out.height], [8000, 200])
@@ -236,7 +260,10 @@ describe('hostile and unusual images', () => {
     const before = process.memoryUsage().rss
     const r = await both(t, image(png))
     assert.equal(r.type, 'text')
-    assert.match(r.text, /100000x100000 px, over the 8000 px limit.*; it could not be made to fit: 100000x100000 is more than the 64000000 pixels decoded at most; saved to /)
+    assert.match(
+      r.text,
+      /100000x100000 px, over the 8000 px limit.*; it could not be made to fit: 100000x100000 is more than the 64000000 pixels decoded at most; saved to /,
+    )
     // 10^10 pixels would take 40 GB: nothing near that was allocated.
     assert.ok(process.memoryUsage().rss - before < 512 * 1024 * 1024)
   })
@@ -244,7 +271,10 @@ describe('hostile and unusual images', () => {
   test('a 16-bit PNG with alpha keeps its alpha (PNG out), at 8 bits', async (t) => {
     const raw = Buffer.alloc(9000 * 20 * 4)
     for (let i = 0; i < 9000 * 20; i++) raw.set(i % 9000 < 4500 ? [255, 0, 0, 64] : [0, 0, 255, 255], i * 4)
-    const png = await sharp(raw, { raw: { width: 9000, height: 20, channels: 4 } }).toColourspace('rgb16').png().toBuffer()
+    const png = await sharp(raw, { raw: { width: 9000, height: 20, channels: 4 } })
+      .toColourspace('rgb16')
+      .png()
+      .toBuffer()
     assert.equal((await sharp(png).metadata()).depth, 'ushort')
     const r = await both(t, image(png))
     const out = await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: png })
@@ -260,12 +290,18 @@ describe('hostile and unusual images', () => {
     // Photo-like noise, left half fully transparent: over the byte limit as PNG.
     const raw = noiseRaw(1500, 1500, 4, 11)
     for (let i = 0; i < 1500 * 1500; i++) raw[i * 4 + 3] = i % 1500 < 750 ? 0 : 255
-    const png = await sharp(raw, { raw: { width: 1500, height: 1500, channels: 4 } }).png().toBuffer()
+    const png = await sharp(raw, { raw: { width: 1500, height: 1500, channels: 4 } })
+      .png()
+      .toBuffer()
     assert.ok(png.length > 3_932_160)
     const r = await both(t, image(png))
     const out = await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: png })
     assert.equal(r.mediaType, 'image/jpeg')
-    for (const [x, y] of [[10, 10], [300, 700], [700, 1400]]) {
+    for (const [x, y] of [
+      [10, 10],
+      [300, 700],
+      [700, 1400],
+    ]) {
       const at = (y * out.width + x) * out.channels
       assert.ok(out.data[at] > 240 && out.data[at + 1] > 240 && out.data[at + 2] > 240, `pixel ${x},${y} is not white`)
     }
@@ -275,7 +311,10 @@ describe('hostile and unusual images', () => {
     // Stored 9000x200, red left half; orientation 6 shows it turned 90 degrees clockwise: 200x9000, red on top.
     const raw = Buffer.alloc(9000 * 200 * 3)
     for (let i = 0; i < 9000 * 200; i++) raw.set(i % 9000 < 4500 ? [255, 0, 0] : [0, 0, 255], i * 3)
-    const jpeg = await sharp(raw, { raw: { width: 9000, height: 200, channels: 3 } }).jpeg().withMetadata({ orientation: 6 }).toBuffer()
+    const jpeg = await sharp(raw, { raw: { width: 9000, height: 200, channels: 3 } })
+      .jpeg()
+      .withMetadata({ orientation: 6 })
+      .toBuffer()
     const r = await both(t, image(jpeg, 'image/jpeg'))
     const out = await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: jpeg })
     assert.deepEqual([out.width, out.height], [178, 8000])
@@ -306,7 +345,9 @@ describe('formats the provider refuses', () => {
 
   test('a TIFF written by sharp keeps its pixels', async (t) => {
     const raw = checkerboardRaw(64, 64, 8)
-    const tiff = await sharp(raw, { raw: { width: 64, height: 64, channels: 3 } }).tiff({ compression: 'lzw' }).toBuffer()
+    const tiff = await sharp(raw, { raw: { width: 64, height: 64, channels: 3 } })
+      .tiff({ compression: 'lzw' })
+      .toBuffer()
     const r = await both(t, image(tiff, 'image/tiff'))
     const out = await checkFitted(r, { maxBytes: 3_932_160, maxSide: 8000, input: tiff })
     assert.equal(r.mediaType, 'image/png')
@@ -358,7 +399,11 @@ describe('options', () => {
 
   test('bad values are refused with INVALID_ARGUMENT', async () => {
     for (const options of [{ fitImages: 'yes' }, { maxLongSide: 0 }, { maxLongSide: 1.5 }, { maxLongSide: '1568' }, { maxLongSide: -1 }]) {
-      assert.throws(() => toContent({ type: 'text', text: 'x' }, options), (e) => e.code === 'INVALID_ARGUMENT', JSON.stringify(options))
+      assert.throws(
+        () => toContent({ type: 'text', text: 'x' }, options),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        JSON.stringify(options),
+      )
       await assert.rejects(convertToolResult({ content: [] }, options), (e) => e.code === 'INVALID_ARGUMENT')
     }
   })
@@ -390,7 +435,10 @@ describe('whole tool results', () => {
     const note = parseNote(r.content[1].text)
     assert.equal(r.content[2].type, 'file')
     assert.equal(r.content[2].note, undefined)
-    assert.deepEqual(r.saved.map((s) => s.path), [note.path])
+    assert.deepEqual(
+      r.saved.map((s) => s.path),
+      [note.path],
+    )
     assert.equal(r.saved[0].byteLength, png.length)
     const a = await convertToolResult({ content: [{ type: 'text', text: 'page' }, image(png)] }, { outputDir: tempDir(t) })
     assert.equal(a.content[2].data, r.content[2].data)
@@ -430,7 +478,10 @@ describe('whole tool results', () => {
       assert.deepEqual([note.original.width, note.original.height], [1280, 20000])
       const img = await decoded(r.content[1])
       assert.deepEqual([img.width, img.height], [128, 2000])
-      assert.deepEqual(r.saved.map((s) => s.path), [note.path])
+      assert.deepEqual(
+        r.saved.map((s) => s.path),
+        [note.path],
+      )
       assert.ok(fs.readFileSync(note.path).equals(tall))
       assert.equal(listFiles(dir).length, 1, 'the original is saved once')
       r.content.slice(2).forEach((p, i) => assert.equal(p.data, b64(small[i])))
@@ -449,7 +500,10 @@ describe('whole tool results', () => {
       const last = r.content[20].text
       assert.match(last, /^\[Binary image \(image\/png, \d+ bytes\): over the limit of 20 images per request; saved to (.+)\]$/)
       const path = /saved to (.+)\]$/.exec(last)[1]
-      assert.deepEqual(r.saved.map((s) => s.path), [path])
+      assert.deepEqual(
+        r.saved.map((s) => s.path),
+        [path],
+      )
       assert.ok(fs.readFileSync(path).equals(tall))
       assert.equal(listFiles(dir).length, 1, 'the original is saved once')
     }

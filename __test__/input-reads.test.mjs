@@ -77,7 +77,10 @@ test('options are read on every call: one options object changed between calls, 
   assert.deepEqual(toContent({ type: 'text', text }, options), { type: 'text', text })
 
   const stores = folders.map((folder) => new ToolOutputStore(folder))
-  const blob = { type: 'resource', resource: { uri: 'file:///x.bin', mimeType: 'application/octet-stream', blob: Buffer.from([0, 1, 2, 3]).toString('base64') } }
+  const blob = {
+    type: 'resource',
+    resource: { uri: 'file:///x.bin', mimeType: 'application/octet-stream', blob: Buffer.from([0, 1, 2, 3]).toString('base64') },
+  }
   for (const i of [0, 1, 0, 1]) {
     const out = toContent(blob, { store: stores[i] })
     assert.ok(out.text.includes(folders[i]) && !out.text.includes(folders[1 - i]), out.text)

@@ -85,7 +85,9 @@ function ok(r, what) {
 }
 
 function tarList(tarball) {
-  return ok(spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }), 'tar').stdout.split('\n').filter(Boolean)
+  return ok(spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }), 'tar')
+    .stdout.split('\n')
+    .filter(Boolean)
 }
 
 describe('install from the packed tarballs', { skip: skip ?? false }, () => {
@@ -122,7 +124,17 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
 
   test('the main tarball holds the JS, the types, README and LICENSE, and no binary', () => {
     const files = tarList(mainTarball)
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'lib/index.js', 'lib/native.js', 'lib/binding/index.js', 'index.d.ts', 'cli/mcp-content.js', 'cli/proxy.js']) {
+    for (const f of [
+      'package.json',
+      'README.md',
+      'LICENSE',
+      'lib/index.js',
+      'lib/native.js',
+      'lib/binding/index.js',
+      'index.d.ts',
+      'cli/mcp-content.js',
+      'cli/proxy.js',
+    ]) {
       assert.ok(files.includes(`package/${f}`), `${f} in ${files.join(', ')}`)
     }
     assert.deepEqual(
@@ -173,7 +185,10 @@ describe('install from the packed tarballs', { skip: skip ?? false }, () => {
   test('the CLI: npx mcp-content --help, and inspect of a PNG', TIMEOUT, async () => {
     // npx beside the npm that installed (npm_execpath), else the one on PATH; --no: never download; -- keeps --help for the command.
     const npxCli = npmCli ? path.join(path.dirname(npmCli), 'npx-cli.js') : null
-    const npx = (args) => (npxCli && fs.existsSync(npxCli) ? run(node, [npxCli, '--no', '--', ...args], { cwd: project }) : run(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['--no', '--', ...args], { cwd: project }))
+    const npx = (args) =>
+      npxCli && fs.existsSync(npxCli)
+        ? run(node, [npxCli, '--no', '--', ...args], { cwd: project })
+        : run(process.platform === 'win32' ? 'npx.cmd' : 'npx', ['--no', '--', ...args], { cwd: project })
     const help = ok(await npx(['mcp-content', '--help']), 'npx mcp-content --help')
     assert.match(help.stdout, /^Usage: mcp-content <command>/)
     const png = path.join(testDir, 'fixtures', 'file-type', 'fixture.png')

@@ -77,7 +77,15 @@ describe('legacy text without a declaration', () => {
 
   test('a control byte anywhere (but tab, LF, CR, FF, ESC) keeps the bytes binary', (t) => {
     const bytes = encodeLegacy(WESTERN, 'windows-1252')
-    for (const [byte, text] of [[0x0c, true], [0x1b, true], [0x00, false], [0x07, false], [0x08, false], [0x0b, false], [0x7f, false]]) {
+    for (const [byte, text] of [
+      [0x0c, true],
+      [0x1b, true],
+      [0x00, false],
+      [0x07, false],
+      [0x08, false],
+      [0x0b, false],
+      [0x7f, false],
+    ]) {
       for (const at of [10, bytes.length]) {
         const withByte = Buffer.concat([bytes.subarray(0, at), Buffer.from([byte]), bytes.subarray(at)])
         const c = classify(withByte)
@@ -118,7 +126,10 @@ describe('a large legacy text keeps memory bounded', { skip: process.platform !=
       t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
       const child = path.join(repoRoot, '__test__', 'fixtures', 'legacy-text-child.mjs')
       const flags = process.versions.bun ? [] : ['--expose-gc']
-      const r = spawnSync(process.execPath, [...flags, child, how, dir], { encoding: 'utf8', env: { ...process.env, MCP_CONTENT_MODULE: path.resolve(bindingPath) } })
+      const r = spawnSync(process.execPath, [...flags, child, how, dir], {
+        encoding: 'utf8',
+        env: { ...process.env, MCP_CONTENT_MODULE: path.resolve(bindingPath) },
+      })
       assert.equal(r.status, 0, r.stderr)
       const { inputBytes, peakGrowth, saved, text } = JSON.parse(r.stdout.trim().split('\n').at(-1))
       t.diagnostic(`${how}: peak growth ${(peakGrowth / 1048576).toFixed(1)} MiB for ${inputBytes} bytes`)
@@ -138,13 +149,19 @@ describe('binaries of every size are never taken for legacy text', () => {
   // ASCII, UTF-8 or UTF-16 are text by the older rules (one random byte is
   // ASCII half the time); nothing may be taken for text in a legacy
   // encoding, and from 64 bytes on nothing may be text at all.
-  const SIZES = [1, 2, 3, 4, 5, 7, 8, 12, 16, 24, 31, 32, 48, 63, 64, 65, 100, 127, 128, 129, 200, 256, 512, 1000, 4096, 8191, 8192, 8193, 65_536, 100_000, 1_000_000, 4_000_000]
+  const SIZES = [
+    1, 2, 3, 4, 5, 7, 8, 12, 16, 24, 31, 32, 48, 63, 64, 65, 100, 127, 128, 129, 200, 256, 512, 1000, 4096, 8191, 8192, 8193, 65_536, 100_000, 1_000_000,
+    4_000_000,
+  ]
   // `anyText`: whether UTF-8 or UTF-16 text found by the older rules may be
   // there at 64 bytes or more (a fill of FF FE is a UTF-16 BOM and U+FEFF).
   const check = (bytes, what, anyText = false) => {
     const c = classify(bytes)
     if (c.kind !== 'text') return
-    assert.ok(['ascii', 'utf-8', 'utf-16le', 'utf-16be'].includes(c.textEncoding), `${what} (${bytes.length} bytes) read as ${c.textEncoding}: ${bytes.subarray(0, 64).toString('hex')}`)
+    assert.ok(
+      ['ascii', 'utf-8', 'utf-16le', 'utf-16be'].includes(c.textEncoding),
+      `${what} (${bytes.length} bytes) read as ${c.textEncoding}: ${bytes.subarray(0, 64).toString('hex')}`,
+    )
     assert.ok(anyText || bytes.length < 64, `${what} (${bytes.length} bytes) taken for ${c.textEncoding} text`)
   }
 
@@ -157,7 +174,11 @@ describe('binaries of every size are never taken for legacy text', () => {
     const western = encodeLegacy(WESTERN, 'windows-1252')
     const latin = Buffer.concat(Array(20_000).fill(western))
     for (const n of SIZES) {
-      for (const [name, source] of [['english', english], ['latin-1', latin], ['random', crypto.randomBytes(n)]]) {
+      for (const [name, source] of [
+        ['english', english],
+        ['latin-1', latin],
+        ['random', crypto.randomBytes(n)],
+      ]) {
         const input = source.subarray(0, n)
         check(zlib.gzipSync(input), `gzip of ${n} bytes of ${name}`)
         check(zlib.deflateSync(input), `deflate of ${n} bytes of ${name}`)
@@ -187,13 +208,22 @@ describe('binaries of every size are never taken for legacy text', () => {
   test('fill bytes and repeated patterns (erased flash, padding, flat image rows)', () => {
     for (const n of SIZES.filter((n) => n <= 100_000)) {
       for (let v = 0x80; v <= 0xff; v++) check(Buffer.alloc(n, v), `0x${v.toString(16)} repeated`)
-      for (const pattern of [[0xff, 0xfe], [0xaa, 0x55], [0xef, 0xe2, 0xf5], [0x80, 0x7f]]) check(Buffer.alloc(n, Buffer.from(pattern)), `${pattern} repeated`, true)
+      for (const pattern of [
+        [0xff, 0xfe],
+        [0xaa, 0x55],
+        [0xef, 0xe2, 0xf5],
+        [0x80, 0x7f],
+      ])
+        check(Buffer.alloc(n, Buffer.from(pattern)), `${pattern} repeated`, true)
     }
   })
 
   test('real binary files: the built addon and the fixture corpus, whole and cut to each size', () => {
     // The addon built in the checkout, if there is one (a WebAssembly-only checkout has none).
-    const files = fs.readdirSync(bindingPath).filter((f) => f.endsWith('.node') || f.endsWith('.wasm')).map((f) => [f, fs.readFileSync(path.join(bindingPath, f))])
+    const files = fs
+      .readdirSync(bindingPath)
+      .filter((f) => f.endsWith('.node') || f.endsWith('.wasm'))
+      .map((f) => [f, fs.readFileSync(path.join(bindingPath, f))])
     for (const name of corpusFiles()) {
       const bytes = corpus(name)
       // Only what is not text to begin with: the corpus holds text files too.

@@ -155,7 +155,8 @@ describe('every saved note says why', () => {
     },
     'a text format that does not decode': {
       // not UTF-8, and a NUL rules out the windows-1252 reading
-      bytes: () => Buffer.concat([Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><text>'), Buffer.from([0x00, 0xc3, 0x28]), Buffer.from('</text></svg>')]),
+      bytes: () =>
+        Buffer.concat([Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><text>'), Buffer.from([0x00, 0xc3, 0x28]), Buffer.from('</text></svg>')]),
       mimeType: 'image/svg+xml',
       reason: 'the bytes are not text (neither UTF-8 nor UTF-16)',
     },

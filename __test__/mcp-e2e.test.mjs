@@ -60,10 +60,7 @@ const expectations = {
   markdown_blob: [(r) => assert.deepEqual(r, text(`[Resource file:///README.md (text/markdown)]\n${bytes.markdown.toString('utf8')}`))],
   patch_blob: [(r) => assert.deepEqual(r, text(`[Resource file:///fix.patch (text/x-patch)]\n${bytes.patch.toString('utf8')}`))],
   json_blob: [(r) => assert.deepEqual(r, text(`[Resource file:///data.json (application/json)]\n${bytes.json.toString('utf8')}`))],
-  png_image: [
-    (r) => assert.deepEqual(r, text('Here is the screenshot:')),
-    (r) => checkFilePart(assert, r, { mediaType: 'image/png', bytes: bytes.png }),
-  ],
+  png_image: [(r) => assert.deepEqual(r, text('Here is the screenshot:')), (r) => checkFilePart(assert, r, { mediaType: 'image/png', bytes: bytes.png })],
   png_resource: [(r) => checkFilePart(assert, r, { mediaType: 'image/png', bytes: bytes.png, uri: 'file:///shot.png' })],
   gif_webp_images: [
     (r) => checkFilePart(assert, r, { mediaType: 'image/gif', bytes: bytes.gif }),
@@ -110,7 +107,8 @@ const expectations = {
       }),
   ],
   bmp_image: [
-    (r, dir) => checkSavedNote(assert, r, { head: 'Binary image', mediaType: 'image/bmp', reason: 'image/bmp is not accepted', bytes: bytes.bmp, dir, ext: 'bmp' }),
+    (r, dir) =>
+      checkSavedNote(assert, r, { head: 'Binary image', mediaType: 'image/bmp', reason: 'image/bmp is not accepted', bytes: bytes.bmp, dir, ext: 'bmp' }),
   ],
   empty_blob: [(r) => assert.deepEqual(r, text('[Resource file:///empty.png (image/png): empty data; nothing was saved]'))],
   empty_image: [(r) => assert.deepEqual(r, text('[Image (image/png): empty data; nothing was saved]'))],
@@ -126,7 +124,8 @@ const expectations = {
   ],
   audience_user: [(r) => assert.equal(r, null), (r) => assert.equal(r, null), (r) => assert.deepEqual(r, text('for both'))],
   audio_wav: [
-    (r, dir) => checkSavedNote(assert, r, { head: 'Binary audio', mediaType: 'audio/wav', reason: 'audio/wav is not accepted', bytes: bytes.wav, dir, ext: 'wav' }),
+    (r, dir) =>
+      checkSavedNote(assert, r, { head: 'Binary audio', mediaType: 'audio/wav', reason: 'audio/wav is not accepted', bytes: bytes.wav, dir, ext: 'wav' }),
   ],
   text_resource: [
     (r) => assert.deepEqual(r, text('[Resource file:///notes.txt (text/plain)]\nplain notes\nline 2')),
@@ -198,7 +197,10 @@ describe('e2e: @modelcontextprotocol/server-everything', () => {
     // Pillow refuses the file. The independent walk sees it too.
     assert.equal(referenceImageInfo(original), null)
     const { sync, async: async_, dirSync, dirAsync } = await convertAll(t, r.content)
-    for (const [out, dir] of [[sync, dirSync], [async_, dirAsync]]) {
+    for (const [out, dir] of [
+      [sync, dirSync],
+      [async_, dirAsync],
+    ]) {
       assert.equal(out.length, r.content.length)
       r.content.forEach((p, i) => {
         if (p.type === 'text') return assert.deepEqual(out[i], { type: 'text', text: p.text })
@@ -221,7 +223,10 @@ describe('e2e: @modelcontextprotocol/server-everything', () => {
 
   test('get-annotated-message: audience user is dropped, assistant kept', async (t) => {
     const success = await call('get-annotated-message', { messageType: 'success', includeImage: true })
-    assert.deepEqual(success.content.map((p) => p.annotations?.audience), [['user'], ['user']])
+    assert.deepEqual(
+      success.content.map((p) => p.annotations?.audience),
+      [['user'], ['user']],
+    )
     const a = await convertAll(t, success.content)
     assert.deepEqual(a.sync, [null, null])
     assert.deepEqual(a.async, [null, null])

@@ -9,7 +9,9 @@ import { loadBinding, tempDir, makePng, b64, repoRoot, bindingPath } from './fix
 
 const require = createRequire(import.meta.url)
 const { convertToolResult } = loadBinding()
-const { toMcpResult } = require(require('node:fs').existsSync(`${bindingPath}/cli/mcp-shape.js`) ? `${bindingPath}/cli/mcp-shape.js` : `${repoRoot}/cli/mcp-shape.js`)
+const { toMcpResult } = require(
+  require('node:fs').existsSync(`${bindingPath}/cli/mcp-shape.js`) ? `${bindingPath}/cli/mcp-shape.js` : `${repoRoot}/cli/mcp-shape.js`,
+)
 
 const wide = b64(makePng(9000, 40))
 const forUser = { type: 'text', text: 'for the user', annotations: { audience: ['user'] } }
@@ -41,7 +43,10 @@ test('the error note first and the structured JSON last, parts for the user in t
   const result = { isError: true, content: [forUser], structuredContent: { n: 1 } }
   const converted = await convertToolResult(result, { outputDir: tempDir(t), deferMedia: false })
   const out = toMcpResult(converted, result)
-  assert.deepEqual(out.content.map((p) => p.text), ['[The tool reported an error and sent no message]', 'for the user', '{"n":1}'])
+  assert.deepEqual(
+    out.content.map((p) => p.text),
+    ['[The tool reported an error and sent no message]', 'for the user', '{"n":1}'],
+  )
   assert.deepEqual(out.structuredContent, { n: 1 })
   assert.equal(out.isError, true)
 })

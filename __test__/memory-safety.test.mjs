@@ -67,20 +67,13 @@ describe('freed buffer memory reused for secrets while a save is queued', () => 
   }
   for (const [op, what] of Object.entries(ops)) {
     test(`${what} queued behind a 64 MB base64 save, u8 freed, SECRET-API-KEY strings allocated: the file holds the pattern`, TIMEOUT, (t) => {
-      expectChild(
-        t,
-        'secret',
-        { op },
-        [{ outcome: 'saved', byteLength: 1024 * 1024, bytesOriginal: true, containsSecret: false }],
-        { threadPool1: true },
-      )
+      expectChild(t, 'secret', { op }, [{ outcome: 'saved', byteLength: 1024 * 1024, bytesOriginal: true, containsSecret: false }], { threadPool1: true })
     })
   }
 })
 
 describe('getters that free the data while a part is read', () => {
-  const emptyNote = (field) =>
-    `[${field === 'uri' ? 'Resource file:///shot.png' : 'Image'} (image/png): empty data; nothing was saved]`
+  const emptyNote = (field) => `[${field === 'uri' ? 'Resource file:///shot.png' : 'Image'} (image/png): empty data; nothing was saved]`
   const routes = {
     entry: 'options { store }',
     // The current entry hands a function as options to the binding's own

@@ -190,7 +190,8 @@ describe('the types each row takes', () => {
             head: `Binary resource file:///sample.${name}`,
             mediaType,
             // No decoder here reads HEIC: nothing of it can be shown.
-            reason: mediaType === 'image/heic' ? `${mediaType} is not accepted and cannot be converted here, so it cannot be shown` : `${mediaType} is not accepted`,
+            reason:
+              mediaType === 'image/heic' ? `${mediaType} is not accepted and cannot be converted here, so it cannot be shown` : `${mediaType} is not accepted`,
             bytes,
             dir,
           })

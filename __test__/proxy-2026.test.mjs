@@ -107,7 +107,12 @@ describe('proxy, a stateless 2026-07-28 server, message by message', () => {
 
   test('server/discover passes byte for byte', TIMEOUT, async () => {
     const { message } = await client.request('server/discover', { _meta: META })
-    assert.deepEqual(message.result, { resultType: 'complete', supportedVersions: [VERSION], capabilities: { tools: { listChanged: true }, resources: {} }, _meta: SERVER_INFO })
+    assert.deepEqual(message.result, {
+      resultType: 'complete',
+      supportedVersions: [VERSION],
+      capabilities: { tools: { listChanged: true }, resources: {} },
+      _meta: SERVER_INFO,
+    })
   })
 
   test("each request's line, `_meta` and all, reaches the server as the client wrote it", TIMEOUT, async () => {
@@ -133,7 +138,12 @@ describe('proxy, a stateless 2026-07-28 server, message by message', () => {
     const first = (await client.call('ask')).result
     assert.deepEqual(first, {
       resultType: 'input_required',
-      inputRequests: { confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { yes: { type: 'boolean' } } } } } },
+      inputRequests: {
+        confirm: {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { yes: { type: 'boolean' } } } },
+        },
+      },
       requestState: 'round-1',
       _meta: SERVER_INFO,
     })
@@ -146,12 +156,22 @@ describe('proxy, a stateless 2026-07-28 server, message by message', () => {
 
   test("a result kind of an extension (resultType not 'complete') passes unchanged", TIMEOUT, async () => {
     const result = (await client.call('claimed')).result
-    assert.deepEqual(result, { resultType: 'io.example/deferred', content: [{ type: 'image', data: PNG, mimeType: 'image/png' }], handle: 'h-1', _meta: SERVER_INFO })
+    assert.deepEqual(result, {
+      resultType: 'io.example/deferred',
+      content: [{ type: 'image', data: PNG, mimeType: 'image/png' }],
+      handle: 'h-1',
+      _meta: SERVER_INFO,
+    })
   })
 
   test('structuredContent that is not an object is kept, and given to the model as JSON', TIMEOUT, async () => {
     const result = (await client.call('structured')).result
-    assert.deepEqual(result, { content: [{ type: 'text', text: '[1,"two",{"three":3}]' }], structuredContent: [1, 'two', { three: 3 }], _meta: SERVER_INFO, resultType: 'complete' })
+    assert.deepEqual(result, {
+      content: [{ type: 'text', text: '[1,"two",{"three":3}]' }],
+      structuredContent: [1, 'two', { three: 3 }],
+      _meta: SERVER_INFO,
+      resultType: 'complete',
+    })
   })
 
   test('a result the proxy cannot convert is replaced by one that says why, with `resultType`', TIMEOUT, async () => {
@@ -164,9 +184,11 @@ describe('proxy, a stateless 2026-07-28 server, message by message', () => {
   test('errors with the 2026-07-28 codes pass unchanged, data and all', TIMEOUT, async () => {
     const missing = await client.call('needs_elicitation')
     assert.deepEqual(missing.error, { code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { elicitation: {} } } })
-    const unsupported = (await client.request('tools/call', { name: 'png', _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } })).message
+    const unsupported = (await client.request('tools/call', { name: 'png', _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } }))
+      .message
     assert.deepEqual(unsupported.error, { code: -32022, message: 'Unsupported protocol version', data: { supported: [VERSION], requested: '2099-01-01' } })
-    const initialize = (await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } })).message
+    const initialize = (await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } }))
+      .message
     assert.deepEqual(initialize.error, { code: -32022, message: 'Unsupported protocol version', data: { supported: [VERSION], requested: null } })
   })
 
@@ -192,7 +214,9 @@ describe('proxy, subscriptions/listen over stdio', () => {
     const listenId = 900
     const notifications = { toolsListChanged: true }
     let answer
-    client.sendLine(listenId, JSON.stringify({ jsonrpc: '2.0', id: listenId, method: 'subscriptions/listen', params: { notifications, _meta: META } })).then((a) => (answer = a))
+    client
+      .sendLine(listenId, JSON.stringify({ jsonrpc: '2.0', id: listenId, method: 'subscriptions/listen', params: { notifications, _meta: META } }))
+      .then((a) => (answer = a))
     const stream = { 'io.modelcontextprotocol/subscriptionId': listenId }
     const ack = await client.notification((m) => m.method === 'notifications/subscriptions/acknowledged')
     assert.deepEqual(ack.message, { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications, _meta: stream } })
@@ -207,7 +231,10 @@ describe('proxy, subscriptions/listen over stdio', () => {
 
   test('a stream still open when the server exits gets the error every unanswered request gets', TIMEOUT, async (t) => {
     const client = new LineClient(['--output-dir', tempDir(t), '--', process.execPath, wireServer])
-    const answered = client.sendLine(7, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } }))
+    const answered = client.sendLine(
+      7,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } }),
+    )
     await client.notification((m) => m.method === 'notifications/subscriptions/acknowledged')
     client.child.stdin.end()
     const { message } = await answered
@@ -217,7 +244,7 @@ describe('proxy, subscriptions/listen over stdio', () => {
 })
 
 describe('the proxied result (cli/mcp-shape.js, cli/message-limit.js)', () => {
-  test("toMcpResult keeps `resultType` and `_meta`, and no field the spec does not define", () => {
+  test('toMcpResult keeps `resultType` and `_meta`, and no field the spec does not define', () => {
     const original = { content: [{ type: 'text', text: 'hi' }], resultType: 'complete', _meta: { a: 1 }, extra: 'x', toolResult: 'y' }
     const converted = { content: [{ type: 'text', text: 'hi' }], sources: [0], isError: false, deferred: [], saved: [] }
     assert.deepEqual(toMcpResult(converted, original), { content: [{ type: 'text', text: 'hi' }], _meta: { a: 1 }, resultType: 'complete' })

@@ -64,7 +64,10 @@ function assertFittedBigImage(parts) {
   const image = parts.find((p) => p.type === 'image')
   assert.ok(image, JSON.stringify(parts).slice(0, 500))
   assert.ok(image.data.length < 10_000, `${image.data.length} characters of base64`)
-  assert.ok(parts.some((p) => p.type === 'text' && /^\[Image re-encoded to fit \(9\.0 MB as base64/.test(p.text)), JSON.stringify(parts).slice(0, 500))
+  assert.ok(
+    parts.some((p) => p.type === 'text' && /^\[Image re-encoded to fit \(9\.0 MB as base64/.test(p.text)),
+    JSON.stringify(parts).slice(0, 500),
+  )
 }
 
 describe('proxy, hostile server: ids, second answers, results it cannot convert', () => {
@@ -85,14 +88,18 @@ describe('proxy, hostile server: ids, second answers, results it cannot convert'
     })
   }
 
-  test('a base64 string in structuredContent under a schema pattern: replaced by its marker, the schema sent without the pattern, the client accepts it', TIMEOUT, async () => {
-    const { tools } = await client.listTools()
-    const strict = tools.find((tool) => tool.name === 'strict_schema')
-    assert.deepEqual(strict.outputSchema, { type: 'object', properties: { data: { type: 'string' } }, required: ['data'] })
-    const r = await client.callTool({ name: 'strict_schema' }, undefined, CALL)
-    assert.deepEqual(r.structuredContent, { data: '<base64 of application/octet-stream, 3000 bytes: left out>' })
-    await assertAlive(client)
-  })
+  test(
+    'a base64 string in structuredContent under a schema pattern: replaced by its marker, the schema sent without the pattern, the client accepts it',
+    TIMEOUT,
+    async () => {
+      const { tools } = await client.listTools()
+      const strict = tools.find((tool) => tool.name === 'strict_schema')
+      assert.deepEqual(strict.outputSchema, { type: 'object', properties: { data: { type: 'string' } }, required: ['data'] })
+      const r = await client.callTool({ name: 'strict_schema' }, undefined, CALL)
+      assert.deepEqual(r.structuredContent, { data: '<base64 of application/octet-stream, 3000 bytes: left out>' })
+      await assertAlive(client)
+    },
+  )
 
   test('a second answer to one id is dropped (one line on stderr); the first arrives converted', TIMEOUT, async () => {
     const before = client.stderrText().length
@@ -114,7 +121,11 @@ describe('proxy, hostile server: ids, second answers, results it cannot convert'
   })
 
   test('a tools/call run as a task: the task passes alone, its tasks/result is converted', TIMEOUT, async () => {
-    const created = await client.request({ method: 'tools/call', params: { name: 'as_task', arguments: {}, task: { ttl: 60_000 } } }, CreateTaskResultSchema, CALL)
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'as_task', arguments: {}, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+      CALL,
+    )
     assert.equal(created.task.taskId, 'task-1')
     assert.equal(created.content, undefined, 'the content beside the task is not passed on')
     const r = await client.request({ method: 'tasks/result', params: { taskId: 'task-1' } }, CallToolResultSchema, CALL)
@@ -284,7 +295,9 @@ describe('proxy, hostile server: every message to the client stays under 10 MiB'
     assert.equal(images.length + notes.length, 3)
     assert.ok(images.length >= 1 && notes.length >= 1, JSON.stringify(r.content.map((p) => p.type)))
     for (const note of notes) {
-      const m = /^\[Image \(image\/png, 3000000 bytes\): left out to keep the message under the proxy's limit of 9437184 bytes; saved to (.+)\]$/.exec(note.text)
+      const m = /^\[Image \(image\/png, 3000000 bytes\): left out to keep the message under the proxy's limit of 9437184 bytes; saved to (.+)\]$/.exec(
+        note.text,
+      )
       assert.ok(m, note.text)
       const saved = fs.readFileSync(m[1])
       assert.equal(path.dirname(m[1]), dir)
@@ -335,7 +348,10 @@ describe('proxy, hostile server: memory while a line has no newline', () => {
       return
     }
     const bytes = 200 << 20
-    await assert.rejects(client.callTool({ name: 'long_line', arguments: { bytes, idAt: 'end' } }, undefined, CALL), /over the proxy's line limit \(67108864 bytes\)/)
+    await assert.rejects(
+      client.callTool({ name: 'long_line', arguments: { bytes, idAt: 'end' } }, undefined, CALL),
+      /over the proxy's line limit \(67108864 bytes\)/,
+    )
     const peak = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status(pid))[1]) * 1024
     // The line limit (64 MiB) plus the runtime: well under the 200 MiB the server wrote.
     assert.ok(peak < 64 * 1024 * 1024 + 128 * 1024 * 1024, `the proxy peaked at ${(peak / 1048576).toFixed(0)} MiB`)
@@ -380,7 +396,10 @@ describe('the line reader of the proxy (cli/lines.js)', () => {
     const peek = (head, tail = head) => peekMessage(Buffer.from(head), Buffer.from(tail))
     assert.deepEqual(peek('{"result":{"content":[', 'aaa"}]},"jsonrpc":"2.0","id":7}\n'), { keys: new Set(['result']), id: 7 })
     assert.equal(peek('{"result":{"a":', 'aaa","id":7}}').id, undefined)
-    assert.deepEqual(peek('{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{'), { keys: new Set(['jsonrpc', 'id', 'method', 'params']), id: 3 })
+    assert.deepEqual(peek('{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{'), {
+      keys: new Set(['jsonrpc', 'id', 'method', 'params']),
+      id: 3,
+    })
     assert.equal(peek('[{"jsonrpc":"2.0","id":1,"result":{', '}}]').id, undefined)
     assert.equal(peek('xxxxxxxx').id, undefined)
     assert.equal(peek('{"id":{"x":1},"result":{').id, undefined)

@@ -56,7 +56,10 @@ function pyClient(mode, tools, server) {
     child.on('error', reject)
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`mcp_client.py exited with ${code}:\n${out}${err}`))
-      const lines = out.trim().split('\n').map((line) => JSON.parse(line))
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
       const results = Object.fromEntries(lines.filter((l) => l.tool).map((l) => [l.tool, l]))
       resolve({ version: lines[0].version, results, elicitations: lines.at(-1).elicitations })
     })
@@ -84,7 +87,11 @@ async function assertConverted(got, raw, dir, tool) {
 
 const TOOLS = ['png', 'ask', 'structured_array']
 
-for (const [mode, version] of [['auto', MODERN], [MODERN, MODERN], ['legacy', LEGACY]]) {
+for (const [mode, version] of [
+  ['auto', MODERN],
+  [MODERN, MODERN],
+  ['legacy', LEGACY],
+]) {
   describe(`proxy, Python client (mode ${mode}) and Python server`, { skip: skipPython }, () => {
     test(`${version}: every result converted and readable by the client`, TIMEOUT, async (t) => {
       const [direct, proxied] = await Promise.all([pyClient(mode, TOOLS, pyServer()), pyClient(mode, TOOLS, viaProxy(tempDir(t), pyServer()))])
@@ -119,7 +126,10 @@ for (const mode of ['auto', { pin: MODERN }]) {
   describe(`proxy, SDK v2 client (${typeof mode === 'string' ? mode : `pinned to ${mode.pin}`}) and Python server`, { skip: skipV2 }, () => {
     test('2026-07-28: results converted, the server asks through input_required', TIMEOUT, async (t) => {
       const connect = async (server) => {
-        const client = new v2.Client({ name: 'mcp-content-python-test', version: '0.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } })
+        const client = new v2.Client(
+          { name: 'mcp-content-python-test', version: '0.0.0' },
+          { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
+        )
         client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { yes: true } }))
         await client.connect(new v2.StdioClientTransport({ command: server[0], args: server.slice(1), env: childEnv(), stderr: 'pipe', cwd: repoRoot }))
         t.after(() => client.close())

@@ -70,9 +70,17 @@ async function expected(raw, dir) {
   return toMcpResult(await convertToolResult(raw, { outputDir: dir, deferMedia: false }), raw)
 }
 
-const settled = (promise) => promise.then((value) => ({ value }), (error) => ({ error }))
+const settled = (promise) =>
+  promise.then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  )
 
-for (const [mode, version] of [['legacy', LEGACY], ['auto', MODERN], [{ pin: MODERN }, MODERN]]) {
+for (const [mode, version] of [
+  ['legacy', LEGACY],
+  ['auto', MODERN],
+  [{ pin: MODERN }, MODERN],
+]) {
   const name = typeof mode === 'string' ? mode : `pinned to ${mode.pin}`
   describe(`proxy, SDK v2 client (${name}) and SDK v2 server`, { skip: skipV2 }, () => {
     let direct

@@ -75,7 +75,10 @@ describe('proxy: the test server, every case', () => {
     assert.deepEqual(await proxied.listTools(), await direct.listTools())
   })
 
-  for (const [provider, client] of [['default', () => proxied], ['openai-chat', () => proxiedChat]]) {
+  for (const [provider, client] of [
+    ['default', () => proxied],
+    ['openai-chat', () => proxiedChat],
+  ]) {
     test(`every case converted as convertToolResult converts it (${provider}, no deferral)`, TIMEOUT, async (t) => {
       const ref = tempDir(t)
       for (const name of Object.keys(cases)) {
@@ -184,9 +187,7 @@ describe('proxy: large results and many calls', () => {
   })
 
   test('60 concurrent calls finishing out of order: each answer reaches its own call, converted', TIMEOUT, async () => {
-    const calls = Array.from({ length: 60 }, (_, i) =>
-      proxied.callTool({ name: 'echo_after', arguments: { text: `call ${i}`, ms: (i * 37) % 120 } }),
-    )
+    const calls = Array.from({ length: 60 }, (_, i) => proxied.callTool({ name: 'echo_after', arguments: { text: `call ${i}`, ms: (i * 37) % 120 } }))
     const lists = Array.from({ length: 5 }, () => proxied.listTools())
     const results = await Promise.all(calls)
     results.forEach((r, i) => {
@@ -200,7 +201,14 @@ describe('proxy: large results and many calls', () => {
     const progress = []
     const done = await proxied.callTool({ name: 'slow', arguments: { steps: 3, ms: 20 } }, undefined, { onprogress: (p) => progress.push(p) })
     assert.deepEqual(done.content, [{ type: 'text', text: 'slow done after 3 steps' }])
-    assert.deepEqual(progress.map((p) => [p.progress, p.total]), [[1, 3], [2, 3], [3, 3]])
+    assert.deepEqual(
+      progress.map((p) => [p.progress, p.total]),
+      [
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ],
+    )
 
     const controller = new AbortController()
     const seen = []
@@ -271,7 +279,14 @@ describe('proxy: server-everything', () => {
     const r = await p.response(7)
     assert.match(r.result.content[0].text, /Long running operation completed/)
     const progress = p.messages.filter((m) => m.method === 'notifications/progress')
-    assert.deepEqual(progress.map((m) => [m.params.progressToken, m.params.progress]), [['tok', 1], ['tok', 2], ['tok', 3]])
+    assert.deepEqual(
+      progress.map((m) => [m.params.progressToken, m.params.progress]),
+      [
+        ['tok', 1],
+        ['tok', 2],
+        ['tok', 3],
+      ],
+    )
     assert.ok(p.messages.indexOf(progress[2]) < p.messages.indexOf(r))
     p.end()
     assert.equal((await p.exited).code, 0)

@@ -64,7 +64,8 @@ function meanDifference(a, b) {
   return sum / a.length
 }
 
-const CONVERTED = /^\[Image converted to fit \(image\/tiff is not accepted\): original image\/tiff (\d+)x(\d+) px, [\d.]+ [KM]B, saved to (\S+); sent image\/png (\d+)x(\d+) px, [\d.]+ [KM]B\]$/
+const CONVERTED =
+  /^\[Image converted to fit \(image\/tiff is not accepted\): original image\/tiff (\d+)x(\d+) px, [\d.]+ [KM]B, saved to (\S+); sent image\/png (\d+)x(\d+) px, [\d.]+ [KM]B\]$/
 
 describe('TIFF as sharp (libtiff) writes it', () => {
   const width = 96
@@ -113,7 +114,9 @@ describe('TIFF as sharp (libtiff) writes it', () => {
 
   test('convertToolResult: the note, then the converted image; the original listed as saved', async (t) => {
     const raw = photoRaw(width, height)
-    const tiff = await sharp(raw, { raw: { width, height, channels: 3 } }).tiff().toBuffer()
+    const tiff = await sharp(raw, { raw: { width, height, channels: 3 } })
+      .tiff()
+      .toBuffer()
     const result = { content: [{ type: 'text', text: 'scan' }, image(tiff, 'image/tiff')] }
     const sync = convertToolResultSync(result, { outputDir: tempDir(t) })
     const async_ = await convertToolResult(result, { outputDir: tempDir(t) })
@@ -122,7 +125,10 @@ describe('TIFF as sharp (libtiff) writes it', () => {
       assert.equal(r.content[0].text, 'scan')
       const m = CONVERTED.exec(r.content[1].text)
       assert.ok(m, `not a conversion note: ${r.content[1].text}`)
-      assert.deepEqual(r.saved.map((s) => s.path), [m[3]])
+      assert.deepEqual(
+        r.saved.map((s) => s.path),
+        [m[3]],
+      )
       const out = await decodedPart(r.content[2])
       assert.deepEqual([out.width, out.height], [width, height])
     }
@@ -134,7 +140,14 @@ describe('AVIF and HEIC: no decoder here, said plainly', () => {
   // AVIF as sharp (libheif with aom) writes it; HEIC from the corpus (an
   // iPhone photo), since sharp's prebuilt libheif has no HEVC encoder.
   const cases = [
-    ['AVIF written by sharp', 'image/avif', async () => sharp(photoRaw(96, 64), { raw: { width: 96, height: 64, channels: 3 } }).avif().toBuffer()],
+    [
+      'AVIF written by sharp',
+      'image/avif',
+      async () =>
+        sharp(photoRaw(96, 64), { raw: { width: 96, height: 64, channels: 3 } })
+          .avif()
+          .toBuffer(),
+    ],
     ['HEIC from an iPhone', 'image/heic', async () => corpus('fixture-heic.heic')],
   ]
   for (const [name, mimeType, make] of cases) {
@@ -143,7 +156,9 @@ describe('AVIF and HEIC: no decoder here, said plainly', () => {
       for (const declared of [mimeType, undefined]) {
         const r = await both(t, { type: 'image', data: b64(bytes), ...(declared && { mimeType: declared }) })
         assert.equal(r.type, 'text')
-        const m = new RegExp(`^\\[Binary image \\(${mimeType.replace('/', '\\/')}, ${bytes.length} bytes\\): ${mimeType.replace('/', '\\/')} is not accepted and cannot be converted here, so it cannot be shown; saved to (\\S+)\\]$`).exec(r.text)
+        const m = new RegExp(
+          `^\\[Binary image \\(${mimeType.replace('/', '\\/')}, ${bytes.length} bytes\\): ${mimeType.replace('/', '\\/')} is not accepted and cannot be converted here, so it cannot be shown; saved to (\\S+)\\]$`,
+        ).exec(r.text)
         assert.ok(m, r.text)
         assert.ok(fs.readFileSync(m[1]).equals(bytes), 'the saved original differs from the input')
       }

@@ -82,24 +82,40 @@ const REQUESTS = {
   google: (converted) => {
     const parts = [mcp.toGeminiFunctionResponse(converted, 'read')].flat()
     const call = { functionCall: { name: 'read', args: {}, id: parts[0].functionResponse.id } }
-    validateGenerateContent('gemini-3-pro', { contents: [{ role: 'user', parts: [{ text: 'read it' }] }, { role: 'model', parts: [call] }, { role: 'user', parts }] })
+    validateGenerateContent('gemini-3-pro', {
+      contents: [
+        { role: 'user', parts: [{ text: 'read it' }] },
+        { role: 'model', parts: [call] },
+        { role: 'user', parts },
+      ],
+    })
   },
   // The AWS SDK sends bytes as base64 on the wire.
   bedrock: (converted) =>
-    validateConverse(onTheWire({
-      modelId: 'anthropic.claude-test',
-      toolConfig: { tools: [{ toolSpec: { name: 'read', inputSchema: { json: { type: 'object' } } } }] },
-      messages: [
-        { role: 'user', content: [{ text: 'read it' }] },
-        { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'read', input: {} } }] },
-        { role: 'user', content: [mcp.toBedrockToolResult(converted, 'tooluse_1')] },
-      ],
-    })),
+    validateConverse(
+      onTheWire({
+        modelId: 'anthropic.claude-test',
+        toolConfig: { tools: [{ toolSpec: { name: 'read', inputSchema: { json: { type: 'object' } } } }] },
+        messages: [
+          { role: 'user', content: [{ text: 'read it' }] },
+          { role: 'assistant', content: [{ toolUse: { toolUseId: 'tooluse_1', name: 'read', input: {} } }] },
+          { role: 'user', content: [mcp.toBedrockToolResult(converted, 'tooluse_1')] },
+        ],
+      }),
+    ),
 }
 
 /** A request as JSON carries it: bytes as base64 strings. */
 function onTheWire(body) {
-  return JSON.parse(JSON.stringify(body, (key, value) => (value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value?.type === 'Buffer' && Array.isArray(value.data) ? Buffer.from(value.data).toString('base64') : value)))
+  return JSON.parse(
+    JSON.stringify(body, (key, value) =>
+      value instanceof Uint8Array
+        ? Buffer.from(value).toString('base64')
+        : value?.type === 'Buffer' && Array.isArray(value.data)
+          ? Buffer.from(value.data).toString('base64')
+          : value,
+    ),
+  )
 }
 
 /** Every text part within the cap, and the request of each profile accepted by its endpoint. */
@@ -107,7 +123,8 @@ async function checkEveryProfile(t, name, result) {
   for (const [provider, request] of Object.entries(REQUESTS)) {
     const converted = await convertToolResult(result, { provider, outputDir: tempDir(t), toolCallId: 'call_1' })
     for (const part of [...converted.content, ...converted.deferred]) {
-      if (part.type === 'text') assert.ok(estimateTokens(part.text) <= CAP, `${name}, ${provider}: a text part of ${estimateTokens(part.text)} tokens: ${part.text.slice(0, 200)}`)
+      if (part.type === 'text')
+        assert.ok(estimateTokens(part.text) <= CAP, `${name}, ${provider}: a text part of ${estimateTokens(part.text)} tokens: ${part.text.slice(0, 200)}`)
     }
     assert.doesNotThrow(() => request(converted), `${name}, ${provider}: refused`)
     // The AI SDK's tool output: the parts, or the error's text.
@@ -160,7 +177,10 @@ describe('server-filesystem: read_media_file and read_text_file', () => {
     const result = await direct.callTool({ name: 'read_media_file', arguments: { path: path.join(dir, 'photo.png') } })
     const converted = await convertToolResult(result, { outputDir: tempDir(t) })
     const json = converted.content.at(-1).text
-    assert.match(json, /^\[Structured content: 1 string that repeats a content part left out\]\n\{"content":\[\{"type":"image","data":"<repeats content part 1>","mimeType":"image\/png"\}\]\}$/)
+    assert.match(
+      json,
+      /^\[Structured content: 1 string that repeats a content part left out\]\n\{"content":\[\{"type":"image","data":"<repeats content part 1>","mimeType":"image\/png"\}\]\}$/,
+    )
     assert.equal(converted.structuredContent.content[0].data, '<repeats content part 1>')
     assert.equal(result.structuredContent.content[0].data, result.content[0].data, 'the input is left as it was')
   })
@@ -215,7 +235,20 @@ describe('a browser server: @playwright/mcp with Debian chromium', () => {
     await new Promise((resolve) => page.listen(0, '127.0.0.1', resolve))
     const profile = tempDir(null, 'mcp-content-browser-')
     client = await connect(
-      serverBin('@playwright/mcp', '--headless', '--isolated', '--no-sandbox', '--browser', 'chromium', '--executable-path', CHROMIUM, '--output-dir', profile, '--viewport-size', '1280x800'),
+      serverBin(
+        '@playwright/mcp',
+        '--headless',
+        '--isolated',
+        '--no-sandbox',
+        '--browser',
+        'chromium',
+        '--executable-path',
+        CHROMIUM,
+        '--output-dir',
+        profile,
+        '--viewport-size',
+        '1280x800',
+      ),
       64 * 1024 * 1024,
     )
   })

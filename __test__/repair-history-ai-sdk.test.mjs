@@ -80,7 +80,14 @@ for (const sdk of SDKS) {
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_01', toolName: 'read', input: {} }] },
       {
         role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: 'call_01', toolName: 'read', output: { type: 'content', value: [{ type: 'text', text: 'done' }, outputPart(shape, data, sdk.version)] } }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call_01',
+            toolName: 'read',
+            output: { type: 'content', value: [{ type: 'text', text: 'done' }, outputPart(shape, data, sdk.version)] },
+          },
+        ],
       },
     ],
     skip: sdk.takes,

@@ -11,7 +11,12 @@ loadBinding()
 
 async function start() {
   const endpoint = await startBedrockMock()
-  const bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: endpoint.url, credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' }, maxAttempts: 3 })
+  const bedrock = new BedrockRuntimeClient({
+    region: 'us-east-1',
+    endpoint: endpoint.url,
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+    maxAttempts: 3,
+  })
   const toolConfig = { tools: [{ toolSpec: { name: 'read', inputSchema: { json: { type: 'object' } } } }] }
   return {
     send: (messages) => bedrock.send(new ConverseCommand({ modelId: 'anthropic.claude-test', toolConfig, messages })),

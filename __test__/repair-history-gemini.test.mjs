@@ -40,7 +40,10 @@ repairMatrix({
   place: (shape, data) => [
     { role: 'user', parts: [{ text: 'Read the attachment' }] },
     { role: 'model', parts: [{ functionCall: { id: 'fc_01', name: 'read', args: {} } }] },
-    { role: 'user', parts: [{ functionResponse: { id: 'fc_01', name: 'read', response: { output: 'done' }, parts: [{ inlineData: { mimeType: shape.declared, data } }] } }] },
+    {
+      role: 'user',
+      parts: [{ functionResponse: { id: 'fc_01', name: 'read', response: { output: 'done' }, parts: [{ inlineData: { mimeType: shape.declared, data } }] } }],
+    },
   ],
   skip: SKIP,
 })

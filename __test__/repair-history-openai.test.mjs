@@ -45,7 +45,9 @@ repairMatrix({
       call_id: 'call_01',
       output: [
         { type: 'input_text', text: 'done' },
-        shape.block === 'image' ? { type: 'input_image', image_url: dataUrl(shape, data), detail: 'auto' } : { type: 'input_file', file_data: dataUrl(shape, data), filename: 'attachment' },
+        shape.block === 'image'
+          ? { type: 'input_image', image_url: dataUrl(shape, data), detail: 'auto' }
+          : { type: 'input_file', file_data: dataUrl(shape, data), filename: 'attachment' },
       ],
     },
   ],
@@ -63,7 +65,11 @@ repairMatrix({
     { role: 'tool', tool_call_id: 'call_01', content: 'done' },
     {
       role: 'user',
-      content: [shape.block === 'image' ? { type: 'image_url', image_url: { url: dataUrl(shape, data) } } : { type: 'file', file: { file_data: dataUrl(shape, data), filename: 'attachment' } }],
+      content: [
+        shape.block === 'image'
+          ? { type: 'image_url', image_url: { url: dataUrl(shape, data) } }
+          : { type: 'file', file: { file_data: dataUrl(shape, data), filename: 'attachment' } },
+      ],
     },
   ],
   skip: SKIP,

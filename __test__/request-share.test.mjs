@@ -30,7 +30,14 @@ test('24 screenshots of 6.6 MB for anthropic: all attached, the request size sha
     const converted = await convert(result, { provider: 'anthropic', outputDir: tempDir(t) })
     const files = converted.content.filter((p) => p.type === 'file')
     const notes = converted.content.filter((p) => p.type === 'text')
-    assert.equal(files.length, 24, notes.map((n) => n.text).join('\n').slice(0, 600))
+    assert.equal(
+      files.length,
+      24,
+      notes
+        .map((n) => n.text)
+        .join('\n')
+        .slice(0, 600),
+    )
     const share = Math.floor(REQUEST_LIMIT / 24)
     for (const file of files) {
       assert.ok(file.data.length <= share, `${file.data.length} characters, over the share of ${share}`)
@@ -40,7 +47,8 @@ test('24 screenshots of 6.6 MB for anthropic: all attached, the request size sha
     }
     assert.ok(files.reduce((n, f) => n + f.data.length, 0) <= REQUEST_LIMIT)
     assert.equal(notes.length, 24)
-    for (const note of notes) assert.match(note.text, /the 24 images would pass the request limit of 32\.0 MB as base64 at full size, so each is sent within 1\.3 MB/)
+    for (const note of notes)
+      assert.match(note.text, /the 24 images would pass the request limit of 32\.0 MB as base64 at full size, so each is sent within 1\.3 MB/)
     // Each original is saved once, beside its fitted copy.
     assert.equal(converted.saved.length, 24)
     validateMessagesRequest(

@@ -17,7 +17,27 @@ const wasm = path.join(repoRoot, 'lib', 'binding', 'mcp-content.wasm32-wasi.wasm
 // corpus and reference (about 30 s and 50 s here) compare the same core on the
 // same inputs as the native runs; hostile-options, large-input and soak test
 // what the wasm build does not offer (docs/platforms.md, "WebAssembly fallback").
-const FILES = ['classify', 'content', 'store', 'text-cap', 'tool-result', 'bad-input', 'png-repair', 'limits', 'profiles', 'entry', 'image-fit', 'input-reads', 'memory-safety', 'wire-anthropic', 'wire-openai', 'wire-gemini', 'wire-bedrock', 'wire-ai-sdk', 'adapters']
+const FILES = [
+  'classify',
+  'content',
+  'store',
+  'text-cap',
+  'tool-result',
+  'bad-input',
+  'png-repair',
+  'limits',
+  'profiles',
+  'entry',
+  'image-fit',
+  'input-reads',
+  'memory-safety',
+  'wire-anthropic',
+  'wire-openai',
+  'wire-gemini',
+  'wire-bedrock',
+  'wire-ai-sdk',
+  'adapters',
+]
 
 if (!fs.existsSync(wasm)) {
   console.error(`run-wasm: ${path.relative(repoRoot, wasm)} is missing (run npm run build:wasm)`)

@@ -46,7 +46,14 @@ describe('the size cap across processes', () => {
       for (let i = 0; i < 40; i++) s.save(Buffer.alloc(${SIZE}, i));`
     const children = Array.from({ length: 6 }, () => spawn(process.execPath, ['-e', script, dir], { stdio: ['ignore', 'ignore', 'inherit'] }))
     let running = children.length
-    const done = Promise.all(children.map((c) => exited(c).then((r) => { running--; return r })))
+    const done = Promise.all(
+      children.map((c) =>
+        exited(c).then((r) => {
+          running--
+          return r
+        }),
+      ),
+    )
     let peak = 0
     let samples = 0
     while (running > 0) {
@@ -74,7 +81,10 @@ describe('one result over the cap', () => {
     })),
   }
 
-  for (const [name, convert] of [['convertToolResultSync', convertToolResultSync], ['convertToolResult', convertToolResult]]) {
+  for (const [name, convert] of [
+    ['convertToolResultSync', convertToolResultSync],
+    ['convertToolResult', convertToolResult],
+  ]) {
     test(`${name}: no note names a file the same call deleted; parts past the cap say they could not be saved`, async (t) => {
       const dir = tempDir(t)
       const store = new ToolOutputStore(dir, { maxBytes: 10 * SIZE })
@@ -86,7 +96,8 @@ describe('one result over the cap', () => {
         const refused = r.content.filter((p) => /could not be saved: /.test(p.text))
         assert.equal(named.length, 10, 'ten fit under the cap')
         assert.equal(refused.length, 10, 'ten are past it')
-        for (const p of refused) assert.match(p.text, /could not be saved: 65536 bytes would pass the store's size cap of 655360 bytes, which files this result saved already fill\]$/)
+        for (const p of refused)
+          assert.match(p.text, /could not be saved: 65536 bytes would pass the store's size cap of 655360 bytes, which files this result saved already fill\]$/)
         for (const n of named) assert.ok(fs.existsSync(n.path), `${n.path} is named but was deleted`)
         assert.deepEqual(r.saved.map((f) => f.path).sort(), named.map((n) => n.path).sort())
       }
@@ -96,7 +107,10 @@ describe('one result over the cap', () => {
 })
 
 describe('one result over the cap, with structured content', () => {
-  for (const [name, convert] of [['convertToolResultSync', convertToolResultSync], ['convertToolResult', convertToolResult]]) {
+  for (const [name, convert] of [
+    ['convertToolResultSync', convertToolResultSync],
+    ['convertToolResult', convertToolResult],
+  ]) {
     test(`${name}: the saved JSON and every file a note names still exist after the call`, async (t) => {
       const dir = tempDir(t)
       const SIZE = 64 * KiB
@@ -112,7 +126,7 @@ describe('one result over the cap, with structured content', () => {
       const r = await convert(result, { store })
       assert.ok(r.saved.length > 0)
       for (const f of r.saved) assert.ok(fs.existsSync(f.path), `${f.path} is named but was deleted`)
-      const named = r.content.flatMap((p) => (typeof p.text === 'string' ? p.text.match(/\/\S*tool_\d{13}_\d{6}_\d{10}(\.[A-Za-z0-9_-]+)?/g) ?? [] : []))
+      const named = r.content.flatMap((p) => (typeof p.text === 'string' ? (p.text.match(/\/\S*tool_\d{13}_\d{6}_\d{10}(\.[A-Za-z0-9_-]+)?/g) ?? []) : []))
       assert.ok(named.length > 0)
       for (const p of named) assert.ok(fs.existsSync(p), `${p} is named but was deleted`)
     })
@@ -120,7 +134,7 @@ describe('one result over the cap, with structured content', () => {
 })
 
 describe('cleanup touches only its own names', () => {
-  test('a .bak copy of a saved file is not the store\'s; an old temp file is removed and counted', (t) => {
+  test("a .bak copy of a saved file is not the store's; an old temp file is removed and counted", (t) => {
     const dir = tempDir(t)
     const s = new ToolOutputStore(dir, { retentionDays: 0 })
     const saved = s.save(Buffer.from('png bytes'), { extension: 'png' }).path
@@ -129,7 +143,7 @@ describe('cleanup touches only its own names', () => {
     const temp = path.join(dir, `.tool_tmp_0000000001_${'0'.repeat(19)}1_000000001`)
     fs.writeFileSync(temp, 'left by a crash')
     const lookalikes = [`tool_${OWN_ID}.png.bak`, `tool_${OWN_ID}.tar.gz`, `tool_${OWN_ID}.png~`].map((n) => path.join(dir, n))
-    for (const p of lookalikes) fs.writeFileSync(p, 'not the store\'s')
+    for (const p of lookalikes) fs.writeFileSync(p, "not the store's")
     const past = new Date(Date.now() - 2 * DAY)
     for (const p of [saved, bak, temp, ...lookalikes]) fs.utimesSync(p, past, past)
     assert.equal(s.cleanup(), 2, 'the saved file and the temp file')
@@ -138,16 +152,20 @@ describe('cleanup touches only its own names', () => {
     assert.equal(s.cleanup(), 0)
   })
 
-  test('an extension with a dot is refused: the name would not be the store\'s own', (t) => {
+  test("an extension with a dot is refused: the name would not be the store's own", (t) => {
     const dir = tempDir(t)
     const s = new ToolOutputStore(dir)
     for (const extension of ['png.bak', 'tar.gz']) {
-      assert.throws(() => s.save(Buffer.from('x'), { extension }), (e) => e.code === 'INVALID_ARGUMENT', extension)
+      assert.throws(
+        () => s.save(Buffer.from('x'), { extension }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        extension,
+      )
     }
     assert.deepEqual(fs.readdirSync(dir), [])
   })
 
-  test('the store\'s cap never evicts a .bak copy either', (t) => {
+  test("the store's cap never evicts a .bak copy either", (t) => {
     const dir = tempDir(t)
     const s = new ToolOutputStore(dir, { maxBytes: 100 })
     const first = s.save(Buffer.alloc(60, 1)).path
@@ -162,27 +180,44 @@ describe('repairHistory on malformed histories', () => {
   const image = { type: 'base64', media_type: 'image/png', data: 'bm90IGEgcG5n' }
   const histories = {
     anthropic: [
-      [null], [5], ['text'], [[]],
+      [null],
+      [5],
+      ['text'],
+      [[]],
       [{ role: 'user', content: null }],
       [{ role: 'user', content: [null] }],
       [{ role: 'user', content: [5, 'x', [], {}, null] }],
       [{ role: 'user', content: [{ type: 'tool_result', content: [null, 7] }] }],
-      [{ role: 'user', content: [{ type: 'tool_result', content: null }, { type: 'image', source: null }] }],
+      [
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', content: null },
+            { type: 'image', source: null },
+          ],
+        },
+      ],
       [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', data: null, media_type: 5 } }, null] }],
       [{ role: 'user', content: [null, { type: 'image', source: image }] }],
     ],
     'openai-responses': [
-      [null], [5], [{ type: 'function_call_output', output: [null] }],
+      [null],
+      [5],
+      [{ type: 'function_call_output', output: [null] }],
       [{ type: 'function_call_output', output: null }],
       [{ role: 'user', content: [null, 5, { type: 'input_image', image_url: null }] }],
       [{ role: 'user', content: [{ type: 'input_file', file_data: 5 }, null] }],
     ],
     'ai-sdk': [
-      [null], [5],
+      [null],
+      [5],
       [{ role: 'user', content: [null, { type: 'image', image: null }, { type: 'file', data: { type: 'data', data: null } }] }],
       [{ role: 'tool', content: [null, { type: 'tool-result', output: null }] }],
       [{ role: 'tool', content: [{ type: 'tool-result', output: { type: 'content', value: [null, { type: 'media', data: null }] } }] }],
-      [{ role: 'tool', content: null }, { role: 'user', content: 'text' }],
+      [
+        { role: 'tool', content: null },
+        { role: 'user', content: 'text' },
+      ],
     ],
   }
   for (const [format, list] of Object.entries(histories)) {

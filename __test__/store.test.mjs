@@ -130,9 +130,11 @@ describe('ToolOutputStore', () => {
     const paths = saved.flat()
     assert.equal(new Set(paths).size, 2000)
     assert.deepEqual(listFiles(dir), paths.map((p) => path.basename(p)).sort())
-    saved.forEach((list, n) => list.forEach((file, i) => {
-      assert.equal(fs.readFileSync(file, 'utf8'), `${'ab'[n]}:${i};`.repeat(300), file)
-    }))
+    saved.forEach((list, n) =>
+      list.forEach((file, i) => {
+        assert.equal(fs.readFileSync(file, 'utf8'), `${'ab'[n]}:${i};`.repeat(300), file)
+      }),
+    )
   })
 
   test('an extension cannot move the file out of the store', (t) => {
@@ -140,7 +142,11 @@ describe('ToolOutputStore', () => {
     const dir = path.join(root, 'store')
     const s = new ToolOutputStore(dir)
     for (const extension of ['../../evil', '/etc/passwd', 'a/b', '..', 'x\u0000y', 'a..b']) {
-      assert.throws(() => s.save(Buffer.from('x'), { extension }), (e) => e.code === 'INVALID_ARGUMENT', JSON.stringify(extension))
+      assert.throws(
+        () => s.save(Buffer.from('x'), { extension }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        JSON.stringify(extension),
+      )
     }
     assert.deepEqual(listFiles(root), [])
     // A leading dot is dropped: `.txt` is the extension `txt`.
@@ -187,7 +193,11 @@ describe('ToolOutputStore', () => {
 
   test('bad constructor arguments throw coded Errors', (t) => {
     for (const args of [[42], [tempDir(t), { retentionDays: -1 }], [tempDir(t), { retentionDays: 'x' }], [tempDir(t), 'x'], ['']]) {
-      assert.throws(() => new ToolOutputStore(...args), (e) => e.code === 'INVALID_ARGUMENT', JSON.stringify(args))
+      assert.throws(
+        () => new ToolOutputStore(...args),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        JSON.stringify(args),
+      )
     }
   })
 
@@ -195,7 +205,10 @@ describe('ToolOutputStore', () => {
     const file = path.join(tempDir(t), 'f')
     fs.writeFileSync(file, 'x')
     const s = new ToolOutputStore(file) // the folder is made on the first save
-    assert.throws(() => s.save(Buffer.from('x')), (e) => typeof e.code === 'string' && e.code.startsWith('STORE_'))
+    assert.throws(
+      () => s.save(Buffer.from('x')),
+      (e) => typeof e.code === 'string' && e.code.startsWith('STORE_'),
+    )
     assert.equal(fs.readFileSync(file, 'utf8'), 'x')
   })
 })
@@ -208,7 +221,10 @@ describe('ToolOutputStore size cap', () => {
     const b = await s.saveAsync(Buffer.alloc(400, 2))
     const c = s.save(Buffer.alloc(400, 3))
     assert.deepEqual([fs.existsSync(a.path), fs.existsSync(b.path), fs.existsSync(c.path)], [false, true, true])
-    assert.throws(() => s.save(Buffer.alloc(1001)), (e) => e.code === 'STORE_OVER_CAP')
+    assert.throws(
+      () => s.save(Buffer.alloc(1001)),
+      (e) => e.code === 'STORE_OVER_CAP',
+    )
     await assert.rejects(s.saveAsync(Buffer.alloc(1001)), (e) => e.code === 'STORE_OVER_CAP')
     assert.deepEqual(listFiles(dir).sort(), [path.basename(b.path), path.basename(c.path)].sort())
   })
@@ -222,51 +238,71 @@ describe('ToolOutputStore size cap', () => {
     assert.deepEqual(listFiles(dir), [])
   })
 
-  test('a small tmpfs: free space is checked before writing, and a full disk leaves nothing', { skip: wasmCannot('check free space (WASI has no statvfs)') }, async (t) => {
-    // Mounting needs root (CAP_SYS_ADMIN); CI runs as root on this machine.
-    const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-tmpfs-'))
-    const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', mountPoint], { encoding: 'utf8' })
-    if (mounted.status !== 0) {
-      fs.rmSync(mountPoint, { recursive: true, force: true })
-      const why = `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || '').trim()}): the full-disk case is not checked`
-      console.log(`# skipped: ${why}`)
-      t.skip(why)
-      return
-    }
-    try {
-      const MiB = 1024 * 1024
-      const s = new ToolOutputStore(mountPoint)
-      // 4 MiB in all, 0.4 MiB kept free: 3.8 MiB is refused before a byte is written.
-      assert.throws(() => s.save(Buffer.alloc(3.8 * MiB, 1)), (e) => e.code === 'STORE_NO_SPACE' && /not enough free space in .*: 3984588 bytes to write, \d+ available, 419430 kept free/.test(e.message))
-      await assert.rejects(s.saveAsync(b64(Buffer.alloc(3.8 * MiB, 2))), (e) => e.code === 'STORE_NO_SPACE')
-      assert.deepEqual(listFiles(mountPoint), [])
-      const first = s.save(Buffer.alloc(1.5 * MiB, 3))
-      const second = await s.saveAsync(Buffer.alloc(1.5 * MiB, 4))
-      assert.throws(() => s.save(Buffer.alloc(1.5 * MiB, 5)), (e) => e.code === 'STORE_NO_SPACE')
-      assert.deepEqual(listFiles(mountPoint), [path.basename(first.path), path.basename(second.path)].sort())
-      assert.equal(fs.readFileSync(second.path).equals(Buffer.alloc(1.5 * MiB, 4)), true)
-      // A spill that does not fit: a note saying why, no file.
-      const zip = corpus('fixture.zip')
-      const big = Buffer.concat([zip, Buffer.alloc(1.5 * MiB)])
-      const note = loadBinding().toContent({ type: 'resource', resource: { uri: 'file:///a.zip', mimeType: 'application/zip', blob: b64(big) } }, { store: s })
-      assert.match(note.text, /could not be saved: not enough free space in /)
-      assert.equal(listFiles(mountPoint).length, 2)
-      // Another writer fills the disk: the next save is refused, nothing
-      // left behind (ENOSPC in the middle of a write: store.rs, /dev/full).
-      fs.unlinkSync(first.path)
-      const filler = path.join(mountPoint, 'other-writer')
-      spawnSync('sh', ['-c', `dd if=/dev/zero of='${filler}' bs=64k 2>/dev/null; true`])
-      assert.throws(() => s.save(Buffer.alloc(1024, 6)), (e) => e.code === 'STORE_NO_SPACE')
-      assert.deepEqual(listFiles(mountPoint), [path.basename(second.path), 'other-writer'].sort())
-    } finally {
-      spawnSync('umount', [mountPoint])
-      fs.rmSync(mountPoint, { recursive: true, force: true })
-    }
-  })
+  test(
+    'a small tmpfs: free space is checked before writing, and a full disk leaves nothing',
+    { skip: wasmCannot('check free space (WASI has no statvfs)') },
+    async (t) => {
+      // Mounting needs root (CAP_SYS_ADMIN); CI runs as root on this machine.
+      const mountPoint = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-tmpfs-'))
+      const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m,mode=0700', 'tmpfs', mountPoint], { encoding: 'utf8' })
+      if (mounted.status !== 0) {
+        fs.rmSync(mountPoint, { recursive: true, force: true })
+        const why = `cannot mount a tmpfs here (${(mounted.stderr || mounted.error?.message || '').trim()}): the full-disk case is not checked`
+        console.log(`# skipped: ${why}`)
+        t.skip(why)
+        return
+      }
+      try {
+        const MiB = 1024 * 1024
+        const s = new ToolOutputStore(mountPoint)
+        // 4 MiB in all, 0.4 MiB kept free: 3.8 MiB is refused before a byte is written.
+        assert.throws(
+          () => s.save(Buffer.alloc(3.8 * MiB, 1)),
+          (e) => e.code === 'STORE_NO_SPACE' && /not enough free space in .*: 3984588 bytes to write, \d+ available, 419430 kept free/.test(e.message),
+        )
+        await assert.rejects(s.saveAsync(b64(Buffer.alloc(3.8 * MiB, 2))), (e) => e.code === 'STORE_NO_SPACE')
+        assert.deepEqual(listFiles(mountPoint), [])
+        const first = s.save(Buffer.alloc(1.5 * MiB, 3))
+        const second = await s.saveAsync(Buffer.alloc(1.5 * MiB, 4))
+        assert.throws(
+          () => s.save(Buffer.alloc(1.5 * MiB, 5)),
+          (e) => e.code === 'STORE_NO_SPACE',
+        )
+        assert.deepEqual(listFiles(mountPoint), [path.basename(first.path), path.basename(second.path)].sort())
+        assert.equal(fs.readFileSync(second.path).equals(Buffer.alloc(1.5 * MiB, 4)), true)
+        // A spill that does not fit: a note saying why, no file.
+        const zip = corpus('fixture.zip')
+        const big = Buffer.concat([zip, Buffer.alloc(1.5 * MiB)])
+        const note = loadBinding().toContent(
+          { type: 'resource', resource: { uri: 'file:///a.zip', mimeType: 'application/zip', blob: b64(big) } },
+          { store: s },
+        )
+        assert.match(note.text, /could not be saved: not enough free space in /)
+        assert.equal(listFiles(mountPoint).length, 2)
+        // Another writer fills the disk: the next save is refused, nothing
+        // left behind (ENOSPC in the middle of a write: store.rs, /dev/full).
+        fs.unlinkSync(first.path)
+        const filler = path.join(mountPoint, 'other-writer')
+        spawnSync('sh', ['-c', `dd if=/dev/zero of='${filler}' bs=64k 2>/dev/null; true`])
+        assert.throws(
+          () => s.save(Buffer.alloc(1024, 6)),
+          (e) => e.code === 'STORE_NO_SPACE',
+        )
+        assert.deepEqual(listFiles(mountPoint), [path.basename(second.path), 'other-writer'].sort())
+      } finally {
+        spawnSync('umount', [mountPoint])
+        fs.rmSync(mountPoint, { recursive: true, force: true })
+      }
+    },
+  )
 
   test('bad maxBytes is INVALID_ARGUMENT', (t) => {
     for (const maxBytes of [0, -1, 1.5, NaN, 'x']) {
-      assert.throws(() => new ToolOutputStore(tempDir(t), { maxBytes }), (e) => e.code === 'INVALID_ARGUMENT', String(maxBytes))
+      assert.throws(
+        () => new ToolOutputStore(tempDir(t), { maxBytes }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        String(maxBytes),
+      )
     }
   })
 })

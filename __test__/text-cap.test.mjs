@@ -82,7 +82,10 @@ describe('text cap', () => {
     const dir = tempDir(t)
     for (const unit of ['😀', 'é', '字', 'a😀']) {
       const text = unit.repeat(30_000)
-      for (const part of [{ type: 'text', text }, { type: 'media', data: Buffer.from(text), mimeType: 'text/plain' }]) {
+      for (const part of [
+        { type: 'text', text },
+        { type: 'media', data: Buffer.from(text), mimeType: 'text/plain' },
+      ]) {
         const out = toContent(part, { outputDir: dir, maxTextTokens: 999 })
         const preview = out.text.slice(0, out.text.indexOf('\n[Text truncated: '))
         assert.doesNotMatch(preview, LONE_SURROGATE, `a lone surrogate in the preview of ${unit}`)
@@ -97,7 +100,11 @@ describe('text cap', () => {
     const text = lines(20_000)
     assert.equal(toContent({ type: 'text', text }, { outputDir: dir, maxTextTokens: Infinity }).text, text)
     for (const maxTextTokens of [0, -1, 1.5, NaN, '100', -Infinity]) {
-      assert.throws(() => toContent({ type: 'text', text: 'x' }, { maxTextTokens }), (e) => e.code === 'INVALID_ARGUMENT', String(maxTextTokens))
+      assert.throws(
+        () => toContent({ type: 'text', text: 'x' }, { maxTextTokens }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        String(maxTextTokens),
+      )
     }
   })
 
@@ -117,13 +124,15 @@ describe('text cap', () => {
     const out = await toContentAsync({ type: 'resource', resource: { uri: 'file:///huge.log', mimeType: 'text/plain', blob } }, { store })
     assert.match(
       out.text,
-      new RegExp(`^\\[Resource file:///huge\\.log \\(text/plain\\)\\]\\na+\\n\\[Text truncated: the first \\d+ characters of line 1 \\(of 1 lines\\) are shown above; the whole text \\(${size} bytes\\) could not be saved: ${size} bytes is over the store's size cap of 1048576 bytes\\]$`),
+      new RegExp(
+        `^\\[Resource file:///huge\\.log \\(text/plain\\)\\]\\na+\\n\\[Text truncated: the first \\d+ characters of line 1 \\(of 1 lines\\) are shown above; the whole text \\(${size} bytes\\) could not be saved: ${size} bytes is over the store's size cap of 1048576 bytes\\]$`,
+      ),
     )
     assert.ok(out.text.length < 20_000)
   })
 })
 
-test('a text at the engine\'s longest string, cap off: a coded error, not a bare RangeError', () => {
+test("a text at the engine's longest string, cap off: a coded error, not a bare RangeError", () => {
   let text
   for (const length of [2 ** 29 - 24, 2 ** 30 - 25, 2 ** 28 - 16]) {
     try {

@@ -8,7 +8,19 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import path from 'node:path'
-import { loadBinding, corpus, tempDir, b64, makePng, makeWav, checkFilePart, checkSavedNote, snapshot, referenceImageInfo, wasmCannot } from './fixtures/index.mjs'
+import {
+  loadBinding,
+  corpus,
+  tempDir,
+  b64,
+  makePng,
+  makeWav,
+  checkFilePart,
+  checkSavedNote,
+  snapshot,
+  referenceImageInfo,
+  wasmCannot,
+} from './fixtures/index.mjs'
 import { kb, deepFreeze, normalized, savedPath } from './fixtures/results.mjs'
 
 const { convertToolResult, convertToolResultSync, toContent, AttachmentQueue, estimateTokens } = loadBinding()
@@ -50,7 +62,13 @@ describe('per-request budgets', () => {
     for (let i = 0; i < 20; i++) checkFilePart(assert, converted.content[1 + i], { mediaType: 'image/png', bytes: images[i] })
     assert.equal(converted.saved.length, 4)
     for (let i = 20; i < 24; i++) {
-      const note = checkSavedNote(assert, converted.content[1 + i], { head: 'Binary image', mediaType: 'image/png', reason: MANY_IMAGES, bytes: images[i], dir })
+      const note = checkSavedNote(assert, converted.content[1 + i], {
+        head: 'Binary image',
+        mediaType: 'image/png',
+        reason: MANY_IMAGES,
+        bytes: images[i],
+        dir,
+      })
       assert.equal(converted.saved[i - 20].path, note.path)
       checkSaved(converted.saved[i - 20], images[i], 'image/png', dir)
     }
@@ -100,7 +118,10 @@ describe('per-request budgets', () => {
       assert.equal(converted.saved.length, 1, provider)
     }
     const { converted } = await both(t, result, { provider: 'openai' })
-    assert.deepEqual(converted.content.map((p) => p.type), ['file', 'file', 'file', 'file'])
+    assert.deepEqual(
+      converted.content.map((p) => p.type),
+      ['file', 'file', 'file', 'file'],
+    )
   })
 
   test('priorImages: images already in the request count toward the many-image rule and the image limit', async (t) => {
@@ -123,7 +144,11 @@ describe('per-request budgets', () => {
     const bedrock = await both(t, { content: small.map(image) }, { provider: 'bedrock', priorImages: 19, fitImages: true })
     assert.equal(bedrock.converted.content.filter((p) => p.type === 'file').length, 1)
     for (const bad of [-1, 1.5, 'x', NaN]) {
-      assert.throws(() => convertToolResultSync({ content: [] }, { priorImages: bad }), (e) => e.code === 'INVALID_ARGUMENT', String(bad))
+      assert.throws(
+        () => convertToolResultSync({ content: [] }, { priorImages: bad }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        String(bad),
+      )
     }
   })
 
@@ -151,7 +176,10 @@ describe('per-request budgets', () => {
     let { converted, dir } = await both(t, { content: images.map(image) }, { provider: 'bedrock' })
     checkSavedNote(assert, converted.content[20], { reason: 'over the limit of 20 images per request', bytes: images[20], dir })
     const pdf = corpus('fixture.pdf')
-    const pdfs = Array.from({ length: 6 }, (_, i) => ({ type: 'resource', resource: { uri: `file:///doc${i}.pdf`, mimeType: 'application/pdf', blob: b64(pdf) } }))
+    const pdfs = Array.from({ length: 6 }, (_, i) => ({
+      type: 'resource',
+      resource: { uri: `file:///doc${i}.pdf`, mimeType: 'application/pdf', blob: b64(pdf) },
+    }))
     ;({ converted, dir } = await both(t, { content: [{ type: 'text', text: 'Reports' }, ...pdfs] }, { provider: 'bedrock' }))
     for (let i = 1; i <= 5; i++) checkFilePart(assert, converted.content[i], { mediaType: 'application/pdf', bytes: pdf, uri: `file:///doc${i - 1}.pdf` })
     checkSavedNote(assert, converted.content[6], {
@@ -162,7 +190,10 @@ describe('per-request budgets', () => {
       dir,
       ext: 'pdf',
     })
-    assert.deepEqual(converted.saved.map((s) => s.uri), ['file:///doc5.pdf'])
+    assert.deepEqual(
+      converted.saved.map((s) => s.uri),
+      ['file:///doc5.pdf'],
+    )
   })
 
   test('the default profile: the strictest counts (20 images)', async (t) => {
@@ -219,7 +250,10 @@ describe('structuredContent', () => {
 
   test('added when the text blocks say something else', async (t) => {
     const { converted } = await both(t, {
-      content: [{ type: 'text', text: '{"frame":"Other"}' }, { type: 'text', text: 'Card 320x200' }],
+      content: [
+        { type: 'text', text: '{"frame":"Other"}' },
+        { type: 'text', text: 'Card 320x200' },
+      ],
       structuredContent: structured,
     })
     assert.deepEqual(
@@ -237,27 +271,34 @@ describe('structuredContent', () => {
     assert.deepEqual(converted.content, [{ type: 'text', text: 'x' }])
   })
 
-  test('a polluted Object.prototype changes nothing (no inherited toJSON, property or descriptor field is read)', { skip: wasmCannot("run with a polluted Object.prototype: emnapi's JS runtime reads inherited descriptor fields") }, () => {
-    const result = { content: [image(png)], structuredContent: structured }
-    const expected = convertToolResultSync(result)
-    const names = ['toJSON', 'get', 'set', 'content', 'isError', 'structuredContent', 'text', 'type', 'provider', 'deferMedia']
-    let converted
-    try {
-      for (const name of names) {
-        Object.defineProperty(Object.prototype, name, { get: () => (name === 'toJSON' ? () => 'polluted' : 'polluted'), set() {}, configurable: true })
+  test(
+    'a polluted Object.prototype changes nothing (no inherited toJSON, property or descriptor field is read)',
+    { skip: wasmCannot("run with a polluted Object.prototype: emnapi's JS runtime reads inherited descriptor fields") },
+    () => {
+      const result = { content: [image(png)], structuredContent: structured }
+      const expected = convertToolResultSync(result)
+      const names = ['toJSON', 'get', 'set', 'content', 'isError', 'structuredContent', 'text', 'type', 'provider', 'deferMedia']
+      let converted
+      try {
+        for (const name of names) {
+          Object.defineProperty(Object.prototype, name, { get: () => (name === 'toJSON' ? () => 'polluted' : 'polluted'), set() {}, configurable: true })
+        }
+        converted = convertToolResultSync(result)
+      } finally {
+        for (const name of names) delete Object.prototype[name]
       }
-      converted = convertToolResultSync(result)
-    } finally {
-      for (const name of names) delete Object.prototype[name]
-    }
-    assert.deepEqual(converted, expected)
-  })
+      assert.deepEqual(converted, expected)
+    },
+  )
 
   test('values JSON cannot carry are refused', async () => {
     const cyclic = { a: 1 }
     cyclic.self = cyclic
     for (const structuredContent of [{ n: 1n }, cyclic]) {
-      assert.throws(() => convertToolResultSync({ content: [], structuredContent }), (e) => e.code === 'INVALID_ARGUMENT')
+      assert.throws(
+        () => convertToolResultSync({ content: [], structuredContent }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+      )
       await assert.rejects(convertToolResult({ content: [], structuredContent }), (e) => e.code === 'INVALID_ARGUMENT')
     }
   })
@@ -363,7 +404,13 @@ describe('deferred media', () => {
 
   test('not deferred, what a provider takes only in a user message is saved and noted', async (t) => {
     let { converted, dir } = await both(t, figma(), { provider: 'openai-chat', deferMedia: false })
-    checkSavedNote(assert, converted.content[1], { head: 'Binary image', mediaType: 'image/png', reason: 'image/png is not accepted inside a tool result', bytes: png, dir })
+    checkSavedNote(assert, converted.content[1], {
+      head: 'Binary image',
+      mediaType: 'image/png',
+      reason: 'image/png is not accepted inside a tool result',
+      bytes: png,
+      dir,
+    })
     checkSaved(converted.saved[0], png, 'image/png', dir)
     const heic = corpus('fixture-heic.heic')
     ;({ converted, dir } = await both(t, { content: [{ type: 'image', data: b64(heic), mimeType: 'image/heic' }] }, { provider: 'google', deferMedia: false }))
@@ -413,7 +460,10 @@ describe('deferred media', () => {
     assert.equal(converted.deferred.length, 20)
     for (let i = 0; i < 20; i++) assert.equal(converted.content[i].text, placeholder('image/png', 'image', images[i]))
     const text = converted.content[20].text
-    assert.equal(text, `[image/png image, ${kb(images[20].length)} KB, not shown to the model: over the limit of 20 images per request; saved to ${savedPath(text)}]`)
+    assert.equal(
+      text,
+      `[image/png image, ${kb(images[20].length)} KB, not shown to the model: over the limit of 20 images per request; saved to ${savedPath(text)}]`,
+    )
     checkSaved(converted.saved[0], images[20], 'image/png', dir)
   })
 
@@ -421,8 +471,15 @@ describe('deferred media', () => {
     const bytes = Buffer.from('PAR1\u0000\u0001\u0002PAR1', 'latin1')
     const part = { type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(bytes) } }
     const { converted, dir } = await both(t, { content: [part] }, { provider: 'openai-chat' })
-    checkSavedNote(assert, converted.content[0], { head: 'Binary resource file:///d.parquet', reason: 'application/vnd.apache.parquet is not accepted', bytes, dir })
-    assert.deepEqual(converted.saved, [{ path: savedPath(converted.content[0].text), byteLength: bytes.length, mediaType: 'application/vnd.apache.parquet', uri: 'file:///d.parquet' }])
+    checkSavedNote(assert, converted.content[0], {
+      head: 'Binary resource file:///d.parquet',
+      reason: 'application/vnd.apache.parquet is not accepted',
+      bytes,
+      dir,
+    })
+    assert.deepEqual(converted.saved, [
+      { path: savedPath(converted.content[0].text), byteLength: bytes.length, mediaType: 'application/vnd.apache.parquet', uri: 'file:///d.parquet' },
+    ])
   })
 })
 
@@ -472,15 +529,14 @@ describe('inputs and answers', () => {
     const png = makePng(64, 64)
     const notes = 'x'.repeat(80_000)
     const { converted, dir } = await both(t, {
-      content: [
-        { type: 'text', text: lines },
-        image(png),
-        { type: 'resource', resource: { uri: 'file:///notes.md', mimeType: 'text/markdown', text: notes } },
-      ],
+      content: [{ type: 'text', text: lines }, image(png), { type: 'resource', resource: { uri: 'file:///notes.md', mimeType: 'text/markdown', text: notes } }],
     })
     assert.equal(converted.content.length, 3)
     assert.match(converted.content[0].text, /^line 0\nline 1\n/)
-    assert.match(converted.content[0].text, /\[Text truncated: the first \d+ of 100000 lines are shown above; the whole text \(\d+ bytes\) is saved to [^\]]+\]$/)
+    assert.match(
+      converted.content[0].text,
+      /\[Text truncated: the first \d+ of 100000 lines are shown above; the whole text \(\d+ bytes\) is saved to [^\]]+\]$/,
+    )
     checkFilePart(assert, converted.content[1], { mediaType: 'image/png', bytes: png })
     assert.equal(converted.saved.length, 2)
     checkSaved(converted.saved[0], Buffer.from(lines), 'text/plain', dir)
@@ -508,7 +564,11 @@ describe('inputs and answers', () => {
     ]
     for (const [result, options] of cases) {
       const label = `${JSON.stringify(result)} ${JSON.stringify(options)}`
-      assert.throws(() => convertToolResultSync(result, options), (e) => e.code === 'INVALID_ARGUMENT', label)
+      assert.throws(
+        () => convertToolResultSync(result, options),
+        (e) => e.code === 'INVALID_ARGUMENT',
+        label,
+      )
       let promise
       assert.doesNotThrow(() => {
         promise = convertToolResult(result, options)
@@ -533,9 +593,15 @@ describe('AttachmentQueue', () => {
     assert.deepEqual(queue.drain(), [a, b])
     assert.equal(queue.size, 0)
     for (const args of [[1, []], ['3', 'x'], ['3']]) {
-      assert.throws(() => queue.add(...args), (e) => e.code === 'INVALID_ARGUMENT')
+      assert.throws(
+        () => queue.add(...args),
+        (e) => e.code === 'INVALID_ARGUMENT',
+      )
     }
-    assert.throws(() => AttachmentQueue.prototype.drain.call({}), (e) => e.code === 'INVALID_ARGUMENT')
+    assert.throws(
+      () => AttachmentQueue.prototype.drain.call({}),
+      (e) => e.code === 'INVALID_ARGUMENT',
+    )
   })
 })
 
@@ -547,6 +613,9 @@ describe('estimateTokens', () => {
     assert.equal(estimateTokens('日本語ab'), 6)
     assert.equal(estimateTokens('안녕하세요'), 8)
     assert.equal(estimateTokens('カタカナ and 漢字'), Math.ceil(5 / 4) + Math.ceil(6 * 1.5))
-    assert.throws(() => estimateTokens(5), (e) => e.code === 'INVALID_ARGUMENT')
+    assert.throws(
+      () => estimateTokens(5),
+      (e) => e.code === 'INVALID_ARGUMENT',
+    )
   })
 })

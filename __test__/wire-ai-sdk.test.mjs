@@ -110,7 +110,10 @@ for (const sdk of SDKS) {
       const converted = await convertToolResult(result, { provider: 'anthropic', outputDir: tempDir(t) })
       assert.equal(await send('anthropic', history('jira_attachments', toAiSdkToolOutput(converted, options), turn2)), 'ok')
       const sent = endpoints.anthropic.requests.at(-1).messages[2].content[0].content
-      assert.deepEqual(sent.map((b) => b.type), ['text', 'text', 'image'])
+      assert.deepEqual(
+        sent.map((b) => b.type),
+        ['text', 'text', 'image'],
+      )
       assert.equal(sent[1].text, `[Resource file:///README.md (text/markdown)]\n${bytes.markdown.toString('utf8')}`)
     })
 

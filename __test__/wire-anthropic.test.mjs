@@ -62,7 +62,10 @@ describe('Anthropic Messages (@anthropic-ai/sdk)', () => {
     assert.equal((await send(turn1(block))).type, 'message')
     assert.equal((await send(turn2(block))).type, 'message')
     const sent = endpoint.requests.at(-1).messages[2].content[0]
-    assert.deepEqual(sent.content.map((b) => b.type), ['text', 'text', 'image'])
+    assert.deepEqual(
+      sent.content.map((b) => b.type),
+      ['text', 'text', 'image'],
+    )
     assert.equal(sent.content[1].text, `[Resource file:///README.md (text/markdown)]\n${bytes.markdown.toString('utf8')}`)
     assert.ok(Buffer.from(sent.content[2].source.data, 'base64').equals(bytes.png))
 
@@ -102,8 +105,15 @@ describe('Anthropic Messages (@anthropic-ai/sdk)', () => {
   test('the many-image rule across a history: 22 images of 2500 px refused; repairHistory holds back the excess', async (t) => {
     const { makePng, b64 } = await import('./fixtures/index.mjs')
     const base = makePng(2500, 300).length + 64
-    const images = Array.from({ length: 22 }, (_, i) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64(makePng(2500, 300, { padTo: base + i })) } }))
-    const messages = [{ role: 'user', content: images.slice(0, 11) }, { role: 'assistant', content: 'seen' }, { role: 'user', content: images.slice(11) }]
+    const images = Array.from({ length: 22 }, (_, i) => ({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: b64(makePng(2500, 300, { padTo: base + i })) },
+    }))
+    const messages = [
+      { role: 'user', content: images.slice(0, 11) },
+      { role: 'assistant', content: 'seen' },
+      { role: 'user', content: images.slice(11) },
+    ]
     await refused({ model: 'claude-test', max_tokens: 16, messages }, /exceed max allowed size for many-image requests: 2000 pixels/)
     // Without fitting, the excess is held back: 2 images saved and noted.
     const held = repairHistory(messages, { format: 'anthropic', provider: 'anthropic', outputDir: tempDir(t), fitImages: false })

@@ -34,7 +34,12 @@ describe('Bedrock Converse (@aws-sdk/client-bedrock-runtime)', () => {
   let endpoint, bedrock, mcp
   before(async () => {
     endpoint = await startBedrockMock()
-    bedrock = new BedrockRuntimeClient({ region: 'us-east-1', endpoint: endpoint.url, credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' }, maxAttempts: 1 })
+    bedrock = new BedrockRuntimeClient({
+      region: 'us-east-1',
+      endpoint: endpoint.url,
+      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'test' },
+      maxAttempts: 1,
+    })
     mcp = await connectTestServer()
   })
   after(async () => {
@@ -61,7 +66,10 @@ describe('Bedrock Converse (@aws-sdk/client-bedrock-runtime)', () => {
     assert.equal((await send(turn2(block))).output.message.content[0].text, 'ok')
     const sent = endpoint.requests.at(-1).messages[2].content[0].toolResult
     assert.equal(sent.status, 'success')
-    assert.deepEqual(sent.content.map((b) => Object.keys(b)[0]), ['text', 'text', 'image'])
+    assert.deepEqual(
+      sent.content.map((b) => Object.keys(b)[0]),
+      ['text', 'text', 'image'],
+    )
     assert.ok(Buffer.from(sent.content[2].image.source.bytes, 'base64').equals(bytes.png))
   })
 

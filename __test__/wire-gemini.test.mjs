@@ -36,7 +36,10 @@ describe('Gemini (@google/genai 3)', { skip: modernSkip }, () => {
     { role: 'user', parts: responseParts },
     ...more,
   ]
-  const turn2 = [{ role: 'model', parts: [{ text: 'Noted.' }] }, { role: 'user', parts: [{ text: 'And the screenshot?' }] }]
+  const turn2 = [
+    { role: 'model', parts: [{ text: 'Noted.' }] },
+    { role: 'user', parts: [{ text: 'And the screenshot?' }] },
+  ]
   const send = (model, list) => genai.models.generateContent({ model, contents: list })
   const refused = async (promise, re) => {
     const error = await promise.catch((e) => e)

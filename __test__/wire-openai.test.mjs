@@ -46,7 +46,10 @@ describe('OpenAI (openai 7)', { skip: modernSkip }, () => {
       { type: 'function_call_output', call_id: 'call_01', output },
       ...more,
     ]
-    const turn2 = [{ role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'And now?' }]
+    const turn2 = [
+      { role: 'assistant', content: 'Noted.' },
+      { role: 'user', content: 'And now?' },
+    ]
     const send = (items) => responses.responses.create({ model: 'gpt-test', input: items })
 
     test('the reproduction (markdown blob and PNG): the adapter sends the markdown as text and the PNG as input_image', async (t) => {
@@ -58,7 +61,10 @@ describe('OpenAI (openai 7)', { skip: modernSkip }, () => {
       assert.equal((await send(input(item.output, 'jira_attachments'))).output_text, 'ok')
       assert.equal((await send(input(item.output, 'jira_attachments', turn2))).output_text, 'ok')
       const sent = responsesEndpoint.requests.at(-1).input[2].output
-      assert.deepEqual(sent.map((p) => p.type), ['input_text', 'input_text', 'input_image'])
+      assert.deepEqual(
+        sent.map((p) => p.type),
+        ['input_text', 'input_text', 'input_image'],
+      )
       assert.equal(sent[1].text, `[Resource file:///README.md (text/markdown)]\n${bytes.markdown.toString('utf8')}`)
       assert.equal(sent[2].image_url, `data:image/png;base64,${bytes.png.toString('base64')}`)
     })
@@ -86,7 +92,10 @@ describe('OpenAI (openai 7)', { skip: modernSkip }, () => {
       ...tail,
       ...more,
     ]
-    const turn2 = [{ role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'And now?' }]
+    const turn2 = [
+      { role: 'assistant', content: 'Noted.' },
+      { role: 'user', content: 'And now?' },
+    ]
     const send = (list) => chat.chat.completions.create({ model: 'gpt-test', messages: list })
 
     test('the reproduction: media inside the tool message fail on every turn; the adapter succeeds on both', async (t) => {
@@ -108,19 +117,29 @@ describe('OpenAI (openai 7)', { skip: modernSkip }, () => {
     test('two tool calls in one turn: tool messages first, then one user message with the queued media', async (t) => {
       const queue = new AttachmentQueue()
       const tails = []
-      for (const [id, name] of [['call_01', 'png_image'], ['call_02', 'pdf_resource']]) {
+      for (const [id, name] of [
+        ['call_01', 'png_image'],
+        ['call_02', 'pdf_resource'],
+      ]) {
         const result = await mcp.callTool({ name, arguments: {} })
         const converted = await convertToolResult(result, { provider: 'openai-chat', toolCallId: id, attachments: queue, outputDir: tempDir(t) })
         tails.push(toOpenAIChatMessages(converted, id)[0])
       }
       const list = [
         { role: 'user', content: 'Call both' },
-        { role: 'assistant', content: null, tool_calls: ['call_01', 'call_02'].map((id) => ({ id, type: 'function', function: { name: 'x', arguments: '{}' } })) },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: ['call_01', 'call_02'].map((id) => ({ id, type: 'function', function: { name: 'x', arguments: '{}' } })),
+        },
         ...tails,
         toOpenAIChatUserMessage(queue.drain()),
       ]
       assert.equal((await send(list)).choices[0].message.content, 'ok')
-      assert.deepEqual(chatEndpoint.requests.at(-1).messages[4].content.map((p) => p.type), ['image_url', 'file'])
+      assert.deepEqual(
+        chatEndpoint.requests.at(-1).messages[4].content.map((p) => p.type),
+        ['image_url', 'file'],
+      )
     })
   })
 })

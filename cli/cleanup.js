@@ -56,7 +56,8 @@ async function run(args) {
   const storeOptions = {}
   if (values['retention-days'] !== undefined) {
     const days = values['retention-days']
-    if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(days)) throw usageError(`--retention-days must be a number of days, not "${days}" (see mcp-content cleanup --help)`)
+    if (!/^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(days))
+      throw usageError(`--retention-days must be a number of days, not "${days}" (see mcp-content cleanup --help)`)
     storeOptions.retentionDays = Number(days)
   }
   const dir = positionals[0]
@@ -73,7 +74,9 @@ async function run(args) {
   }
   const c = colours(process.stdout, { noColor: values['no-color'] === true })
   const total = removed.reduce((sum, f) => sum + f.byteLength, 0)
-  const lines = [`${c.bold(`removed ${count} file${count === 1 ? '' : 's'}`)}${count > 0 ? ` (${formatBytes(total)})` : ''} from ${printable(store.dir)}; ${left} kept`]
+  const lines = [
+    `${c.bold(`removed ${count} file${count === 1 ? '' : 's'}`)}${count > 0 ? ` (${formatBytes(total)})` : ''} from ${printable(store.dir)}; ${left} kept`,
+  ]
   for (const f of removed) lines.push(`  ${printable(f.name)}  ${c.dim(formatBytes(f.byteLength))}`)
   process.stdout.write(`${lines.join('\n')}\n`)
   return EXIT.OK

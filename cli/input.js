@@ -12,7 +12,11 @@ const isJsonSpace = (b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d
 
 /** `1024` bytes as `1KiB`, `268435456` as `256MiB`: as --max-input takes them. */
 function sizeWords(n) {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]]) {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ]) {
     if (n >= size && n % size === 0) return `${n / size}${unit}`
   }
   return `${n} bytes`

@@ -122,7 +122,8 @@ function printHuman(report, settings) {
       const width = Math.max(...[...groups.values()].map((names) => names.join(', ').length))
       for (const [words, names] of groups) {
         const label = groups.size === 1 && names.length === settings.providers.length && names.length > 1 ? 'every provider' : names.join(', ')
-        const colour = words.startsWith('attached') || words.startsWith('text') ? c.green : words.startsWith('saved') || words.startsWith('a note') ? c.yellow : c.cyan
+        const colour =
+          words.startsWith('attached') || words.startsWith('text') ? c.green : words.startsWith('saved') || words.startsWith('a note') ? c.yellow : c.cyan
         out.push(`    ${c.dim(label.padEnd(groups.size === 1 ? 0 : width))}  ${colour(printable(words))}`)
       }
     }

@@ -74,7 +74,6 @@ function toResourceContents(part, original) {
   return out
 }
 
-
 /** Keywords a marker string (see toMcpResult) could fail, where a server's schema constrains a string. */
 const STRING_CONSTRAINTS = ['pattern', 'format', 'minLength', 'contentEncoding', 'contentMediaType']
 

@@ -32,7 +32,8 @@ function provider(command, name) {
 function maxTextTokens(command, value) {
   if (value === undefined) return undefined
   if (value === 'Infinity' || value === 'infinity') return Infinity
-  if (!/^[1-9][0-9]*$/.test(value)) throw usageError(`--max-text-tokens must be a positive integer or Infinity, not "${value}" (see mcp-content ${command} --help)`)
+  if (!/^[1-9][0-9]*$/.test(value))
+    throw usageError(`--max-text-tokens must be a positive integer or Infinity, not "${value}" (see mcp-content ${command} --help)`)
   return Number(value)
 }
 
@@ -43,7 +44,9 @@ function maxInput(command, value) {
   const unit = m && m[2] ? { KiB: 2 ** 10, MiB: 2 ** 20, GiB: 2 ** 30 }[m[2]] : 1
   const bytes = m ? Number(m[1]) * unit : NaN
   if (!(bytes <= buffer.constants.MAX_LENGTH)) {
-    throw usageError(`--max-input must be a number of bytes, or with KiB, MiB or GiB (512MiB), up to ${buffer.constants.MAX_LENGTH} bytes, not "${value}" (see mcp-content ${command} --help)`)
+    throw usageError(
+      `--max-input must be a number of bytes, or with KiB, MiB or GiB (512MiB), up to ${buffer.constants.MAX_LENGTH} bytes, not "${value}" (see mcp-content ${command} --help)`,
+    )
   }
   return bytes
 }

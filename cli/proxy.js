@@ -328,7 +328,9 @@ class Proxy {
       const converted = await mcp.convertToolResult(m.result, { provider, store, maxTextTokens, deferMedia: false })
       result = toMcpResult(converted, m.result, readableUserPart)
     } catch (error) {
-      process.stderr.write(`mcp-content proxy: the result of request ${shownId(request.id)} could not be converted, so it is not passed on: ${oneLine(bounded(error.message))}\n`)
+      process.stderr.write(
+        `mcp-content proxy: the result of request ${shownId(request.id)} could not be converted, so it is not passed on: ${oneLine(bounded(error.message))}\n`,
+      )
       const text = `[mcp-content proxy: the tool result could not be converted, so it is not passed on: ${bounded(error.message)}]`
       const result = { content: [{ type: 'text', text }], isError: true }
       // A 2026-07-28 client takes no result without its kind.
@@ -384,7 +386,8 @@ class Proxy {
   overLimit(m, bytes, request) {
     const why = `(${bytes} bytes) is over the proxy's message limit of ${MAX_MESSAGE_BYTES} bytes`
     if (request) return this.sendError(request, INTERNAL_ERROR, `mcp-content proxy: the MCP server's answer ${why}`)
-    if (isObject(m) && typeof m.method === 'string' && isId(m.id)) this.toServer({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `mcp-content proxy: the request ${why}` } })
+    if (isObject(m) && typeof m.method === 'string' && isId(m.id))
+      this.toServer({ jsonrpc: '2.0', id: m.id, error: { code: INTERNAL_ERROR, message: `mcp-content proxy: the request ${why}` } })
     process.stderr.write(`mcp-content proxy: dropped a message from the MCP server ${why}\n`)
     return undefined
   }
@@ -401,8 +404,11 @@ class Proxy {
       if (request.cancelled) return undefined
       return this.sendError(request, INTERNAL_ERROR, `mcp-content proxy: the MCP server's answer is ${why}`)
     }
-    if (keys.has('method') && id !== undefined) this.toServer({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `mcp-content proxy: the request is ${why}` } })
-    process.stderr.write(`mcp-content proxy: discarded a line of ${bytes} bytes from the MCP server, over the line limit (${this.settings.maxLineBytes} bytes)\n`)
+    if (keys.has('method') && id !== undefined)
+      this.toServer({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `mcp-content proxy: the request is ${why}` } })
+    process.stderr.write(
+      `mcp-content proxy: discarded a line of ${bytes} bytes from the MCP server, over the line limit (${this.settings.maxLineBytes} bytes)\n`,
+    )
     return undefined
   }
 
@@ -443,12 +449,18 @@ class Proxy {
     const how = signal ? `was ended by ${signal}` : `exited with code ${code}`
     for (const request of this.requests.values()) {
       if (request.cancelled || request.answered) continue
-      this.send(JSON.stringify({ jsonrpc: '2.0', id: request.id, error: { code: SERVER_GONE, message: `mcp-content proxy: the MCP server ${how} before it answered` } }))
+      this.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: request.id,
+          error: { code: SERVER_GONE, message: `mcp-content proxy: the MCP server ${how} before it answered` },
+        }),
+      )
     }
     this.requests.clear()
     if (signal || code !== 0) process.stderr.write(`mcp-content proxy: the MCP server ${how}\n`)
     this.detach()
-    const exitCode = signal ? 128 + (os.constants.signals[signal] ?? 0) : code ?? EXIT.FAILED
+    const exitCode = signal ? 128 + (os.constants.signals[signal] ?? 0) : (code ?? EXIT.FAILED)
     if (process.stdout.writableNeedDrain) process.stdout.once('drain', () => this.finish(exitCode))
     else this.finish(exitCode)
   }

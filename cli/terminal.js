@@ -23,11 +23,7 @@ const usageError = (message) => new CliError(message, EXIT.USAGE)
 
 /** Colours for a stream: on a TTY only, off with NO_COLOR (no-color.org), TERM=dumb or --no-color. */
 function colours(stream, { noColor = false } = {}) {
-  const on =
-    !noColor &&
-    stream.isTTY === true &&
-    !(process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') &&
-    process.env.TERM !== 'dumb'
+  const on = !noColor && stream.isTTY === true && !(process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '') && process.env.TERM !== 'dumb'
   const wrap = (open, close) => (text) => (on ? `\x1b[${open}m${text}\x1b[${close}m` : String(text))
   return {
     on,
@@ -70,7 +66,11 @@ function jsonText(value) {
 
 /** One line: a message (a server's text, a path) cannot break it; line breaks and tabs become spaces. */
 function oneLine(text) {
-  return printable(String(text).replace(/[\r\n\t\u2028\u2029]+/g, ' ').trim())
+  return printable(
+    String(text)
+      .replace(/[\r\n\t\u2028\u2029]+/g, ' ')
+      .trim(),
+  )
 }
 
 /** Writes the error line: `mcp-content <command>: <message>`, with the error's code when it has one. */

@@ -270,10 +270,20 @@ function printTable(rows) {
   widths.push(total - 6 - widths.reduce((a, b) => a + b, 0))
   const heads = ['the server declared', 'the bytes are', 'naive pass-through to Claude', 'mcp-content sends']
   const out = []
-  out.push(c.bold(`mcp-content demo: provider "${provider}"; Claude's image limit ${formatBytes(imageLimit)} of base64 (${imageLimit === IMAGE_LIMIT_DIRECT ? 'direct API' : 'Bedrock, Google Cloud'})`))
+  out.push(
+    c.bold(
+      `mcp-content demo: provider "${provider}"; Claude's image limit ${formatBytes(imageLimit)} of base64 (${imageLimit === IMAGE_LIMIT_DIRECT ? 'direct API' : 'Bedrock, Google Cloud'})`,
+    ),
+  )
   out.push('')
   if (stacked) out.push(c.dim('declared: what the server declared; bytes: what they are; naive: a naive pass-through to Claude'))
-  else out.push(heads.map((h, i) => c.bold(h.padEnd(widths[i]))).join('  ').trimEnd())
+  else
+    out.push(
+      heads
+        .map((h, i) => c.bold(h.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
   out.push(c.dim('─'.repeat(total)))
   let last = ''
   for (const row of rows) {
@@ -281,7 +291,9 @@ function printTable(rows) {
       out.push(c.cyan(`server: ${row.server}`))
       last = row.server
     }
-    out.push(c.bold(`${row.tool}${row.part > 1 || row.tool === 'get-tiny-image' || row.tool === 'get-resource-reference' ? ` part ${row.part}` : ''}: ${row.about}`))
+    out.push(
+      c.bold(`${row.tool}${row.part > 1 || row.tool === 'get-tiny-image' || row.tool === 'get-resource-reference' ? ` part ${row.part}` : ''}: ${row.about}`),
+    )
     if (stacked) {
       out.push(...stackedRow(row, c, total), '')
       continue

@@ -55,7 +55,10 @@ export function largePhoto() {
 /** The two generated images, made once and kept in `dir` (the demo passes it to every server it starts). */
 export function generatedImages(dir) {
   const made = {}
-  for (const [name, make] of [['tall-screenshot.png', tallScreenshot], ['photo.png', largePhoto]]) {
+  for (const [name, make] of [
+    ['tall-screenshot.png', tallScreenshot],
+    ['photo.png', largePhoto],
+  ]) {
     const file = dir ? path.join(dir, name) : null
     if (file && fs.existsSync(file)) made[name] = fs.readFileSync(file)
     else {

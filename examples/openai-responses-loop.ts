@@ -10,7 +10,13 @@ import { convertToolResult, toOpenAIResponsesOutput, repairHistory, ToolOutputSt
 export async function loop(openai: OpenAI, client: Client, history: ResponseInputItem[]) {
   const store = new ToolOutputStore()
   const { tools: mcpTools } = await client.listTools()
-  const tools: FunctionTool[] = mcpTools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? null, parameters: t.inputSchema, strict: false }))
+  const tools: FunctionTool[] = mcpTools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description ?? null,
+    parameters: t.inputSchema,
+    strict: false,
+  }))
   let { messages: input } = repairHistory(history, { format: 'openai-responses', provider: 'openai', store })
   for (;;) {
     const response = await openai.responses.create({ model: 'gpt-5', tools, input })

@@ -27,5 +27,4 @@ function estimateTokens(text) {
   return native.estimateTokens(text)
 }
 
-
 module.exports = { classify, isUtf8, isTextualMediaType, estimateTokens }

@@ -82,9 +82,7 @@ function readOtherPart(part, type, options) {
       return textOrLong(native.embeddedTextHeader(uri, mimeType), stringField(text, 'text'), mimeType, options, uri)
     }
     case 'resource_link':
-      return textPart(
-        native.resourceLinkText(own(part, 'uri'), own(part, 'name'), own(part, 'mimeType'), own(part, 'size'), own(part, 'description')),
-      )
+      return textPart(native.resourceLinkText(own(part, 'uri'), own(part, 'name'), own(part, 'mimeType'), own(part, 'size'), own(part, 'description')))
     default:
       return textPart(native.unsupportedPartText(type))
   }

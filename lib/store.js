@@ -82,5 +82,4 @@ class ToolOutputStore {
   }
 }
 
-
 module.exports = { ToolOutputStore, storeHandle }

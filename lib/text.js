@@ -66,5 +66,4 @@ function fromBounded(bounded, long) {
   return textPart(join(long.header, bounded === null ? long.text : bounded[0]))
 }
 
-
 module.exports = { textPart, isShortText, LongText, textOrLong, boundText, fromBounded }

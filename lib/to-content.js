@@ -12,7 +12,20 @@ function convertMedia(how, media, options) {
   const { kind, data, mimeType, uri } = media
   const { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide } = options
   const latin1 = isLatin1(data)
-  return native.convertMedia(how, kind, nativeData(data, latin1), mimeType, uri, provider, outputDir, store, maxTextTokens, nativeWord(latin1), fitImages, maxLongSide)
+  return native.convertMedia(
+    how,
+    kind,
+    nativeData(data, latin1),
+    mimeType,
+    uri,
+    provider,
+    outputDir,
+    store,
+    maxTextTokens,
+    nativeWord(latin1),
+    fitImages,
+    maxLongSide,
+  )
 }
 
 /**

@@ -95,9 +95,10 @@ function longTextEntry(bounded, long) {
   const entry = textEntry(fromBounded(bounded, long))
   if (bounded === null || bounded[1] === null) return entry
   const mediaType = typeof long.mediaType === 'string' ? long.mediaType : 'text/plain'
-  entry.saved = typeof long.uri === 'string'
-    ? { path: bounded[1], byteLength: bounded[2], mediaType, uri: long.uri }
-    : { path: bounded[1], byteLength: bounded[2], mediaType }
+  entry.saved =
+    typeof long.uri === 'string'
+      ? { path: bounded[1], byteLength: bounded[2], mediaType, uri: long.uri }
+      : { path: bounded[1], byteLength: bounded[2], mediaType }
   return entry
 }
 
@@ -176,7 +177,19 @@ function spill(how, job, converted, decision, a) {
   const { kind, data, uri } = entry.media
   if (fittedBefore(entry)) {
     const latin1 = isLatin1(data)
-    return native.resultSpill(how, job.handle, a, kind, nativeData(data, latin1), uri, outputDir, store, entry.saved.path, entry.saved.mediaType, nativeWord(latin1))
+    return native.resultSpill(
+      how,
+      job.handle,
+      a,
+      kind,
+      nativeData(data, latin1),
+      uri,
+      outputDir,
+      store,
+      entry.saved.path,
+      entry.saved.mediaType,
+      nativeWord(latin1),
+    )
   }
   // Our own base64: Latin-1, which only the wasm build is told.
   const partData = entry.part.data

@@ -64,7 +64,10 @@ function mustRun(cmd, cmdArgs, options = {}) {
 const has = (cmd) => run(cmd, ['--version']).status === 0
 
 function ensureSystemTools() {
-  const missing = [['wine', 'wine wine64'], [MINGW_GCC, 'gcc-mingw-w64-x86-64']].filter(([cmd]) => !has(cmd))
+  const missing = [
+    ['wine', 'wine wine64'],
+    [MINGW_GCC, 'gcc-mingw-w64-x86-64'],
+  ].filter(([cmd]) => !has(cmd))
   if (missing.length === 0) return
   const packages = missing.flatMap(([, pkg]) => pkg.split(' '))
   if (!args.install) {
@@ -130,14 +133,21 @@ function installPackages(project) {
   const tarballs = [`${manifest.name}-${manifest.version}.tgz`, `${manifest.name}-${TARGET}-${manifest.version}.tgz`].map((t) => path.join(args.dist, t))
   fs.mkdirSync(project, { recursive: true })
   fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'suite', private: true }))
-  const r = run(wrapper, [npmCli, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', path.join(project, '.npm-cache'), ...tarballs], { cwd: project })
+  const r = run(
+    wrapper,
+    [npmCli, 'install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', path.join(project, '.npm-cache'), ...tarballs],
+    { cwd: project },
+  )
   if (r.status !== 0) throw new Error(`check-windows: npm install under Wine failed:\n${r.out}`)
   return path.join(project, 'node_modules', manifest.name)
 }
 
 function runSuite(installed) {
   const testDir = path.join(repoRoot, '__test__')
-  const all = fs.readdirSync(testDir).filter((f) => f.endsWith('.test.mjs')).sort()
+  const all = fs
+    .readdirSync(testDir)
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
   const files = args.files ? all.filter((f) => args.files.some((want) => f === want || f === `${want}.test.mjs`)) : all
   const totals = { pass: 0, fail: 0, skipped: 0 }
   const failedFiles = []
@@ -156,7 +166,13 @@ function runSuite(installed) {
     const ok = r.status === 0 && fail === 0
     if (!ok) failedFiles.push(file)
     console.log(`  ${file}: ${ok ? 'ok' : 'FAIL'}, ${pass} passed, ${fail} failed, ${skipped} skipped (${Math.round((Date.now() - started) / 1000)} s)`)
-    if (!ok) console.log(r.out.split('\n').map((l) => `    ${l}`).join('\n'))
+    if (!ok)
+      console.log(
+        r.out
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n'),
+      )
   }
   console.log(`check-windows suite: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped in ${files.length} files`)
   return failedFiles.length === 0
@@ -168,8 +184,12 @@ function main() {
   ensureWindowsNode()
   ensurePrefix()
   writeWrapper()
-  console.log(`check-windows: ${run(wrapper, ['-p', '`Node ${process.version} ${process.platform}-${process.arch}, Windows ${require("os").release()}`']).out.trim()}`)
-  const checks = run(process.execPath, [path.join(repoRoot, 'scripts', 'check-packages.mjs'), '--target', TARGET, '--dist', args.dist, '--runtime', wrapper], { stdio: 'inherit' })
+  console.log(
+    `check-windows: ${run(wrapper, ['-p', '`Node ${process.version} ${process.platform}-${process.arch}, Windows ${require("os").release()}`']).out.trim()}`,
+  )
+  const checks = run(process.execPath, [path.join(repoRoot, 'scripts', 'check-packages.mjs'), '--target', TARGET, '--dist', args.dist, '--runtime', wrapper], {
+    stdio: 'inherit',
+  })
   let ok = checks.status === 0
   if (args.suite) {
     const project = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-check-windows-'))

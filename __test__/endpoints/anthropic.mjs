@@ -32,7 +32,9 @@ function checkImage(block, where, limits, images) {
   const problem = imageProblem(bytes, src.media_type, IMAGE_TYPES, { maxSide: MAX_IMAGE_SIDE })
   if (problem?.kind === 'mismatch') {
     if (problem.actual) {
-      throw new Refusal(`${where}.source.base64.data: The image was specified using the ${src.media_type} media type, but the image appears to be a ${problem.actual} image`)
+      throw new Refusal(
+        `${where}.source.base64.data: The image was specified using the ${src.media_type} media type, but the image appears to be a ${problem.actual} image`,
+      )
     }
     throw new Refusal(`${where}.source.base64.data: Image does not match the provided media type ${src.media_type}`)
   }
@@ -59,7 +61,9 @@ function checkDocument(block, where, documents) {
 
 function checkBlock(block, where, limits, media, allowed) {
   if (!allowed.includes(block.type)) {
-    throw new Refusal(`${where}.type: Input tag '${block.type}' found using 'type' does not match any of the expected tags: ${allowed.map((t) => `'${t}'`).join(', ')}`)
+    throw new Refusal(
+      `${where}.type: Input tag '${block.type}' found using 'type' does not match any of the expected tags: ${allowed.map((t) => `'${t}'`).join(', ')}`,
+    )
   }
   if (block.type === 'text') {
     if (typeof block.text !== 'string' || block.text.length === 0) throw new Refusal(`${where}.text: text content blocks must be non-empty`)
@@ -90,7 +94,9 @@ export function validateMessagesRequest(body, limits = { maxImageBase64: MAX_IMA
   if (media.images.length > MANY_IMAGES) {
     const large = media.images.find(({ info }) => info.width > MANY_IMAGES_SIDE || info.height > MANY_IMAGES_SIDE)
     if (large) {
-      throw new Refusal(`${large.where}.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: ${MANY_IMAGES_SIDE} pixels`)
+      throw new Refusal(
+        `${large.where}.source.base64.data: At least one of the image dimensions exceed max allowed size for many-image requests: ${MANY_IMAGES_SIDE} pixels`,
+      )
     }
   }
 }

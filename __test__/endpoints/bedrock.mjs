@@ -34,7 +34,9 @@ function checkImage(image, where, totals) {
 function checkDocument(document, where, totals) {
   if (!DOCUMENT_FORMATS.includes(document?.format)) throw new Refusal(`${where}.format: Member must satisfy enum value set: [${DOCUMENT_FORMATS.join(', ')}]`)
   if (typeof document.name !== 'string' || !DOCUMENT_NAME.test(document.name)) {
-    throw new Refusal(`${where}.name: The document file name can only contain alphanumeric characters, whitespace characters, hyphens, parentheses, and square brackets. The name can't contain more than one consecutive whitespace character.`)
+    throw new Refusal(
+      `${where}.name: The document file name can only contain alphanumeric characters, whitespace characters, hyphens, parentheses, and square brackets. The name can't contain more than one consecutive whitespace character.`,
+    )
   }
   const bytes = strictBase64(document.source?.bytes)
   if (bytes === null || bytes.length === 0) throw new Refusal(`${where}.source.bytes: the document is empty or not valid base64`)
@@ -97,7 +99,8 @@ export async function startBedrockMock() {
     route(req, body) {
       const m = /^\/model\/([^/]+)\/converse$/.exec(req.url)
       if (req.method !== 'POST' || !m) return { status: 404, headers: { 'x-amzn-errortype': 'ResourceNotFoundException' }, json: { message: 'Not found' } }
-      if (!/^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? '')) return { status: 403, headers: { 'x-amzn-errortype': 'AccessDeniedException' }, json: { message: 'Missing Authentication Token' } }
+      if (!/^AWS4-HMAC-SHA256 /.test(req.headers.authorization ?? ''))
+        return { status: 403, headers: { 'x-amzn-errortype': 'AccessDeniedException' }, json: { message: 'Missing Authentication Token' } }
       validateConverse(body)
       return {
         status: 200,
@@ -109,7 +112,11 @@ export async function startBedrockMock() {
         },
       }
     },
-    refuse: (e) => ({ status: e.status, headers: { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }, json: { message: e.message } }),
+    refuse: (e) => ({
+      status: e.status,
+      headers: { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+      json: { message: e.message },
+    }),
   })
   return endpoint
 }

@@ -26,7 +26,8 @@ function checkInline(inline, where, allowed, totals) {
   if (bytes === null) throw new Refusal(`${where}.data: Invalid value (bytes): the value is not valid base64.`)
   if (bytes.length === 0) throw new Refusal(`${where}.data: The inline data is empty.`)
   if (mimeType.startsWith('image/') && ['image/png', 'image/jpeg', 'image/webp'].includes(mimeType)) {
-    if (imageProblem(bytes, mimeType, IMAGE_TYPES) !== null) throw new Refusal(`${where}: Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting`)
+    if (imageProblem(bytes, mimeType, IMAGE_TYPES) !== null)
+      throw new Refusal(`${where}: Unable to process input image. Please retry or report in https://developers.generativeai.google/guide/troubleshooting`)
     totals.images++
   }
   if (mimeType === 'application/pdf' && sniff(bytes) !== 'application/pdf') throw new Refusal(`${where}: The document has no pages.`)
@@ -53,10 +54,15 @@ export function validateGenerateContent(model, body) {
       responses.forEach((r, k) => {
         const call = calls.find((c) => (isGemini3(model) ? c.id === r.id : c.name === r.name))
         if (!call || call.name !== r.name) {
-          throw new Refusal(isGemini3(model) ? `${where}.parts: function response ${r.name} does not carry the id of a function call of the previous turn.` : `${where}.parts: function response ${r.name} does not answer a function call of the previous turn.`)
+          throw new Refusal(
+            isGemini3(model)
+              ? `${where}.parts: function response ${r.name} does not carry the id of a function call of the previous turn.`
+              : `${where}.parts: function response ${r.name} does not answer a function call of the previous turn.`,
+          )
         }
         if (r.parts !== undefined) {
-          if (!isGemini3(model)) throw new Refusal(`Invalid JSON payload received. Unknown name "parts" at '${where}.parts[${k}].function_response': Cannot find field.`)
+          if (!isGemini3(model))
+            throw new Refusal(`Invalid JSON payload received. Unknown name "parts" at '${where}.parts[${k}].function_response': Cannot find field.`)
           r.parts.forEach((p, n) => checkInline(p.inlineData, `${where}.parts[${k}].function_response.parts[${n}].inline_data`, RESPONSE_PART_TYPES, totals))
         }
       })
@@ -76,7 +82,7 @@ export async function startGeminiMock() {
       const m = /^\/v1(?:beta)?\/models\/([^:/]+):generateContent/.exec(req.url)
       if (req.method !== 'POST' || !m) return { status: 404, json: { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } } }
       if (!req.headers['x-goog-api-key'] && !/[?&]key=/.test(req.url)) {
-        return { status: 403, json: { error: { code: 403, message: 'Method doesn\'t allow unregistered callers.', status: 'PERMISSION_DENIED' } } }
+        return { status: 403, json: { error: { code: 403, message: "Method doesn't allow unregistered callers.", status: 'PERMISSION_DENIED' } } }
       }
       validateGenerateContent(decodeURIComponent(m[1]), body)
       return {

@@ -19,7 +19,9 @@ function checkUserPart(part, where) {
       throw new Refusal(`Invalid '${where}.image_url.url'. Expected a valid URL or a base64-encoded data URL.`)
     }
     if (!IMAGE_TYPES.includes(url.mediaType)) {
-      throw new Refusal(`Invalid '${where}.image_url.url'. Expected a base64-encoded data URL with an image MIME type, but got unsupported MIME type '${url.mediaType}'.`)
+      throw new Refusal(
+        `Invalid '${where}.image_url.url'. Expected a base64-encoded data URL with an image MIME type, but got unsupported MIME type '${url.mediaType}'.`,
+      )
     }
     const bytes = strictBase64(url.data)
     if (bytes === null || imageProblem(bytes, url.mediaType, IMAGE_TYPES, { stillGifOnly: true }) !== null) {
@@ -32,7 +34,8 @@ function checkUserPart(part, where) {
     if (format !== 'wav' && format !== 'mp3') throw new Refusal(`Invalid value: '${format}'. Supported values are: 'wav' and 'mp3'.`)
     const bytes = strictBase64(data)
     const actual = bytes === null ? null : sniff(bytes)
-    if (actual !== (format === 'wav' ? 'audio/wav' : 'audio/mpeg')) throw new Refusal(`Invalid '${where}.input_audio.data'. The audio is not valid ${format} data.`)
+    if (actual !== (format === 'wav' ? 'audio/wav' : 'audio/mpeg'))
+      throw new Refusal(`Invalid '${where}.input_audio.data'. The audio is not valid ${format} data.`)
     return
   }
   if (part.type === 'file') {
@@ -60,7 +63,8 @@ export function validateChatRequest(body) {
     }
     if (m.role === 'assistant') open = new Set((m.tool_calls ?? []).map((c) => c.id))
     else if (m.role === 'tool') {
-      if (!open.delete(m.tool_call_id)) throw new Refusal(`Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.`)
+      if (!open.delete(m.tool_call_id))
+        throw new Refusal(`Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.`)
       if (typeof m.content !== 'string') {
         if (!Array.isArray(m.content)) throw new Refusal(`Invalid type for '${where}.content': expected a string or an array of text parts.`)
         m.content.forEach((p, k) => {
@@ -76,8 +80,10 @@ export function validateChatRequest(body) {
 export async function startOpenAIChatMock() {
   const endpoint = await startEndpoint({
     route(req, body) {
-      if (req.method !== 'POST' || !req.url.startsWith('/v1/chat/completions')) return { status: 404, json: { error: { message: 'Not found', type: 'invalid_request_error' } } }
-      if (!req.headers.authorization) return { status: 401, json: { error: { message: 'No API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } } }
+      if (req.method !== 'POST' || !req.url.startsWith('/v1/chat/completions'))
+        return { status: 404, json: { error: { message: 'Not found', type: 'invalid_request_error' } } }
+      if (!req.headers.authorization)
+        return { status: 401, json: { error: { message: 'No API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } } }
       validateChatRequest(body)
       return {
         status: 200,

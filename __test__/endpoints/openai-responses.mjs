@@ -12,13 +12,42 @@ import { startEndpoint, Refusal, parseDataUrl, strictBase64, imageProblem } from
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif']
 /** Extensions of files input_file reads (the file-inputs guide). */
-const FILE_EXTENSIONS = ['pdf', 'txt', 'md', 'json', 'html', 'xml', 'csv', 'tsv', 'docx', 'pptx', 'xlsx', 'xls', 'doc', 'js', 'ts', 'py', 'c', 'cpp', 'java', 'rb', 'go', 'rs', 'css', 'sh']
+const FILE_EXTENSIONS = [
+  'pdf',
+  'txt',
+  'md',
+  'json',
+  'html',
+  'xml',
+  'csv',
+  'tsv',
+  'docx',
+  'pptx',
+  'xlsx',
+  'xls',
+  'doc',
+  'js',
+  'ts',
+  'py',
+  'c',
+  'cpp',
+  'java',
+  'rb',
+  'go',
+  'rs',
+  'css',
+  'sh',
+]
 /** Media types of the same files, for a data URL whose file name has no known extension. */
 const FILE_TYPES = [
-  'application/pdf', 'application/json', 'application/xml', 'application/msword',
+  'application/pdf',
+  'application/json',
+  'application/xml',
+  'application/msword',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'application/vnd.ms-excel',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.ms-excel',
 ]
 const readable = (mediaType) => FILE_TYPES.includes(mediaType) || /^text\//.test(mediaType)
 const MAX_FILES_BYTES = 50 * 1024 * 1024
@@ -31,7 +60,9 @@ function checkImage(item, where, totals) {
     throw new Refusal(`Invalid '${where}.image_url'. Expected a valid URL or a base64-encoded data URL.`, 400, `${where}.image_url`)
   }
   if (!IMAGE_TYPES.includes(url.mediaType)) {
-    throw new Refusal(`Invalid '${where}.image_url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...'), but got unsupported MIME type '${url.mediaType}'.`)
+    throw new Refusal(
+      `Invalid '${where}.image_url'. Expected a base64-encoded data URL with an image MIME type (e.g. 'data:image/png;base64,...'), but got unsupported MIME type '${url.mediaType}'.`,
+    )
   }
   const bytes = strictBase64(url.data)
   if (bytes === null) throw new Refusal(`Invalid '${where}.image_url'. Expected a base64-encoded data URL, but got invalid base64 data.`)
@@ -54,7 +85,8 @@ function checkFile(item, where, totals) {
   const bytes = strictBase64(url.data)
   if (bytes === null) throw new Refusal(`Invalid '${where}.file_data'. Expected a base64-encoded data URL, but got invalid base64 data.`)
   if (bytes.length === 0) throw new Refusal(`Invalid '${where}.file_data'. The file is empty.`)
-  if ((extension === 'pdf' || url.mediaType === 'application/pdf') && bytes.toString('latin1', 0, 5) !== '%PDF-') throw new Refusal(`Invalid '${where}.file_data'. The file is not a valid PDF.`)
+  if ((extension === 'pdf' || url.mediaType === 'application/pdf') && bytes.toString('latin1', 0, 5) !== '%PDF-')
+    throw new Refusal(`Invalid '${where}.file_data'. The file is not a valid PDF.`)
   totals.fileBytes += bytes.length
   if (bytes.length > MAX_FILES_BYTES || totals.fileBytes > MAX_FILES_BYTES) throw new Refusal('The files of a request must be under 50 MB together.')
 }
@@ -98,8 +130,10 @@ export function validateResponsesRequest(body) {
 export async function startOpenAIResponsesMock() {
   const endpoint = await startEndpoint({
     route(req, body) {
-      if (req.method !== 'POST' || !req.url.startsWith('/v1/responses')) return { status: 404, json: { error: { message: 'Not found', type: 'invalid_request_error' } } }
-      if (!req.headers.authorization) return { status: 401, json: { error: { message: 'No API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } } }
+      if (req.method !== 'POST' || !req.url.startsWith('/v1/responses'))
+        return { status: 404, json: { error: { message: 'Not found', type: 'invalid_request_error' } } }
+      if (!req.headers.authorization)
+        return { status: 401, json: { error: { message: 'No API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } } }
       validateResponsesRequest(body)
       const n = endpoint.requests.length
       return {
@@ -112,12 +146,20 @@ export async function startOpenAIResponsesMock() {
           error: null,
           incomplete_details: null,
           model: body.model,
-          output: [{ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }],
+          output: [
+            { type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] },
+          ],
           output_text: 'ok',
           parallel_tool_calls: true,
           tool_choice: 'auto',
           tools: [],
-          usage: { input_tokens: 1, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 2 },
+          usage: {
+            input_tokens: 1,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 1,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: 2,
+          },
         },
       }
     },

@@ -14,7 +14,8 @@ function chatPart(part, index) {
   if (isImage(part.mediaType)) return { type: 'image_url', image_url: { url: dataUrl(part) } }
   if (isAudio(part.mediaType)) {
     const format = EXTENSIONS[part.mediaType]
-    if (format !== 'wav' && format !== 'mp3') throw invalidArgument(`${part.mediaType} has no Chat Completions part: convert the result with provider 'openai-chat'`)
+    if (format !== 'wav' && format !== 'mp3')
+      throw invalidArgument(`${part.mediaType} has no Chat Completions part: convert the result with provider 'openai-chat'`)
     return { type: 'input_audio', input_audio: { data: part.data, format } }
   }
   return { type: 'file', file: { file_data: dataUrl(part), filename: fileName(part, index) } }
