@@ -1450,6 +1450,7 @@ export const estimateTokens = __napiModule.exports.estimateTokens
 export const isTextualMediaType = __napiModule.exports.isTextualMediaType
 export const isUtf8 = __napiModule.exports.isUtf8
 export const missingResourceText = __napiModule.exports.missingResourceText
+export const providerNames = __napiModule.exports.providerNames
 export const resourceLinkText = __napiModule.exports.resourceLinkText
 export const resultAttachment = __napiModule.exports.resultAttachment
 export const resultDecide = __napiModule.exports.resultDecide

@@ -6,10 +6,13 @@
  */
 
 /**
- * A converted media part: its text, or `[mediaType, data, uri, filename]`; `data` null: the input
- * itself, a Buffer: the checked copy, both for the entry to encode.
+ * A converted media part: its text, or `[mediaType, data, uri, filename, note]`; `data` null: the
+ * input itself, a Buffer: the checked copy, both for the entry to encode; `note` what goes beside
+ * an image made to fit, or null.
  */
-export type MediaAnswer = string | [string, string | Uint8Array | null, string | null, string | null]
+export type MediaAnswer =
+  | string
+  | [mediaType: string, data: string | Uint8Array | null, uri: string | null, filename: string | null, note: string | null]
 
 /**
  * A text over the cap: `[previewAndNote, savedPath, savedByteLength]`, the last two null when the
@@ -118,6 +121,9 @@ export declare function isUtf8(data: Uint8Array): boolean
 
 /** The note for a `resource` part without a `resource` object. */
 export declare function missingResourceText(): string
+
+/** Every provider profile name, in the core's table order (the `providers` export). */
+export declare function providerNames(): Array<string>
 
 /** A file `storeCleanup` removed. */
 export interface RemovedFile {
