@@ -37,6 +37,10 @@ const FILES = [
   'wire-bedrock',
   'wire-ai-sdk',
   'adapters',
+  'real-formats',
+  'legacy-text',
+  'decoder-agreement',
+  'future-fields',
 ]
 
 if (!fs.existsSync(wasm)) {
