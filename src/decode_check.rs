@@ -251,7 +251,7 @@ pub(crate) mod tests {
             let size = u32::from_le_bytes(webp[pos + 4..pos + 8].try_into().unwrap()) as usize;
             let end = pos + 8 + size + size % 2;
             if end >= webp.len() {
-                let cut = size / 2 & !1;
+                let cut = (size / 2) & !1;
                 let mut out = webp[..pos + 8 + cut].to_vec();
                 out[pos + 4..pos + 8].copy_from_slice(&(cut as u32).to_le_bytes());
                 let riff = (out.len() - 8) as u32;
