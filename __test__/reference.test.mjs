@@ -223,7 +223,32 @@ function makePng(width, height, idat) {
   ])
 }
 
-/** A PNG over 5 MiB: stored (level 0) deflate of random rows, fast to build. */
+/** An Adam7-interlaced RGB PNG of zero pixels; `rowsMore` rows of image data added or left out. */
+function interlacedPng(width, height, rowsMore = 0) {
+  const passes = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]
+  let raw = 0
+  let lastRow = 0
+  for (const [x, y, dx, dy] of passes) {
+    const w = Math.ceil((width - x) / dx)
+    const h = Math.ceil((height - y) / dy)
+    if (w > 0 && h > 0) {
+      lastRow = 1 + 3 * w
+      raw += h * lastRow
+    }
+  }
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr.set([8, 2, 0, 0, 1], 8)
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', zlib.deflateSync(Buffer.alloc(raw + rowsMore * lastRow))),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+/** A PNG over 5 MiB: stored/** A PNG over 5 MiB: stored (level 0) deflate of random rows, fast to build. */
 function bigPng() {
   const width = 1024
   const height = 1800
@@ -499,6 +524,25 @@ describe('reference == native on generated cases', () => {
     'embedded text resource, no type, no uri': () => ({ type: 'resource', resource: { text: 'plain' } }),
     'png > 64 KiB with a bad CRC past the first 64 KiB': () => ({ type: 'image', mimeType: 'image/png', data: b64(pngWithLateBadCrc()) }),
     'png > 64 KiB with a bad CRC past the first 64 KiB, as Uint8Array': () => ({ type: 'image', mimeType: 'image/png', data: pngWithLateBadCrc() }),
+    // The native library decodes every row of a PNG before attaching it;
+    // the reference inflates its image data (right CRCs over each).
+    'png whose deflate data is broken under right CRCs': () => {
+      const idat = zlib.deflateSync(randomBytes(40 * (1 + 3 * 40)).map((b, i) => (i % 121 === 0 ? 0 : b)))
+      idat.fill(0x5a, 20, 30)
+      return { type: 'image', mimeType: 'image/png', data: b64(makePng(40, 40, idat)) }
+    },
+    'png whose deflate data holds too few rows': () => ({
+      type: 'image',
+      mimeType: 'image/png',
+      data: b64(makePng(40, 40, zlib.deflateSync(Buffer.alloc(39 * (1 + 3 * 40))))),
+    }),
+    'png with an unknown row filter type': () => {
+      const raw = Buffer.alloc(40 * (1 + 3 * 40))
+      raw[7 * (1 + 3 * 40)] = 5
+      return { type: 'image', mimeType: 'image/png', data: b64(makePng(40, 40, zlib.deflateSync(raw))) }
+    },
+    'interlaced png': () => ({ type: 'image', mimeType: 'image/png', data: b64(interlacedPng(13, 7)) }),
+    'interlaced png one row short': () => ({ type: 'image', mimeType: 'image/png', data: b64(interlacedPng(13, 7, -1)) }),
     'jpeg with 2 KiB after EOI': () => ({ type: 'image', mimeType: 'image/jpeg', data: b64(Buffer.concat([bigJpeg(), Buffer.alloc(2048)])) }),
     'jpeg with 2 KiB after EOI, as Uint8Array': () => ({ type: 'image', mimeType: 'image/jpeg', data: Buffer.concat([bigJpeg(), Buffer.alloc(2048)]) }),
     'jpeg > 64 KiB, EOI past the head, 2 KiB after EOI': () => ({

@@ -281,11 +281,14 @@ fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut C
 /// them, or for data over `WHOLE_CHECK_LEN` its head and tail
 /// (`Data::check_window`).
 fn structure(data: &Data, media_type: &str) -> Result<Soundness, String> {
-    // A PNG's walk reads only its head and chunk headers: base64 is decoded
-    // there alone when its layout allows.
-    if media_type == "image/png" {
-        if let Some(mut sparse) = data.sparse() {
-            return sniff::check_png_sparse(data.len(), &mut sparse);
+    // A PNG's and a WebP's walks read only their head and chunk headers:
+    // base64 is decoded there alone when its layout allows, and the decode
+    // check after it reads the base64 as it goes, never a decoded copy.
+    if let Some(mut sparse) = data.sparse() {
+        match media_type {
+            "image/png" => return sniff::check_png_sparse(data.len(), &mut sparse),
+            "image/webp" => return sniff::check_webp_sparse(data.len(), &mut sparse),
+            _ => {}
         }
     }
     sniff::check_structure(media_type, &data.check_window())
@@ -326,10 +329,25 @@ fn dimensions(data: &Data, media_type: &str) -> Option<(u32, u32)> {
 
 /// Whether the image is animated, read from the same bytes as the
 /// structural check; unknown (a GIF over `WHOLE_CHECK_LEN` whose first
-/// frame fills the head) counts as still.
+/// frame fills the head) counts as still. Where a flag at a fixed place
+/// says it (a WebP's), only the bytes up to it are read.
 fn is_animated(data: &Data, media_type: &str) -> bool {
-    sniff::can_animate(media_type)
-        && sniff::is_animated(media_type, &data.check_window()).unwrap_or(false)
+    if !sniff::can_animate(media_type) {
+        return false;
+    }
+    let animated = match sniff::animation_flag_len(media_type) {
+        Some(len) => {
+            let start = data.prefix(len);
+            let window = sniff::Window {
+                head: &start,
+                tail: &start,
+                len: data.len(),
+            };
+            sniff::is_animated(media_type, &window)
+        }
+        None => sniff::is_animated(media_type, &data.check_window()),
+    };
+    animated.unwrap_or(false)
 }
 
 /// The declared type names the sniffed format, by its name or an alias
@@ -713,6 +731,54 @@ mod tests {
         ] {
             let found = verdict(name).defect.unwrap_or_default();
             assert!(found.starts_with(defect), "{name}: {found}");
+        }
+    }
+
+    #[test]
+    fn a_webp_is_checked_and_decoded_from_base64_without_a_decoded_copy() {
+        // Its walk reads the header and chunk headers (`Data::sparse`), the
+        // decode check the base64 as it goes (`Data::reader`): all the
+        // bytes are never held besides the string. Every form and every
+        // damage gets the verdict of the raw bytes.
+        let webp = crate::decode_check::tests::lossless_webp(200, 150, false, true);
+        assert!(webp.len() > sniff::HEAD_LEN + sniff::TAIL_LEN);
+        let b64 = crate::base64_data::encode(&webp);
+        let data = Data::open(Payload::Base64(b64.as_bytes())).unwrap();
+        let c = classify_data(&data, None, None);
+        assert_eq!((c.kind, c.defect, c.animated), (Kind::Image, None, false));
+        assert!(!data.decoded_whole(), "the WebP was decoded whole");
+
+        let riff = |mut w: Vec<u8>| {
+            let size = (w.len() - 8) as u32;
+            w[4..8].copy_from_slice(&size.to_le_bytes());
+            w
+        };
+        let mut shapes = vec![
+            ("sound", webp.clone()),
+            ("cut", webp[..webp.len() - 10].to_vec()),
+            ("longer", [&webp[..], &[0; 4]].concat()),
+            ("stray bytes", riff([&webp[..], &[1, 2, 3, 4]].concat())),
+            (
+                "image data cut",
+                crate::decode_check::tests::webp_image_data_cut(&webp),
+            ),
+        ];
+        // A chunk past the head that runs past the end.
+        let mut long_chunk = webp.clone();
+        long_chunk.extend_from_slice(b"EXIF");
+        long_chunk.extend_from_slice(&1000u32.to_le_bytes());
+        long_chunk.extend_from_slice(&[0; 10]);
+        shapes.push(("chunk runs past the end", riff(long_chunk)));
+        for (name, bytes_of) in &shapes {
+            let from_bytes = bytes(bytes_of, None);
+            let one_line = crate::base64_data::encode(bytes_of);
+            let from_base64 = classify(Payload::Base64(one_line.as_bytes()), None);
+            assert_eq!(from_base64, from_bytes, "{name}");
+            assert_eq!(
+                from_bytes.defect.is_none(),
+                *name == "sound",
+                "{name}: {from_bytes:?}"
+            );
         }
     }
 

@@ -12,9 +12,11 @@
 //! Memory: a PNG is read a row at a time and a GIF frame through a small
 //! buffer, so neither holds its pixels; a WebP has no such decoder and is
 //! decoded whole, its buffer taken from the fit budget
-//! (`image_fit::memory`) like a fit's.
+//! (`image_fit::memory`) like a fit's, 4 bytes a pixel for a lossless one
+//! (`alpha_flag_at`). Base64 is read as it is decoded (`Data::reader`), so
+//! the decoded bytes are not held besides.
 
-use std::io::{BufRead, Seek};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use crate::image_fit::memory;
 
@@ -78,14 +80,33 @@ fn gif_frames(data: impl BufRead + Seek) -> Result<bool, gif::DecodingError> {
     Ok(true)
 }
 
-fn webp(data: impl BufRead + Seek) -> Result<(), String> {
-    let corrupt = |_| "corrupt WebP: its image data does not decode".to_string();
+const WEBP_CORRUPT: &str = "corrupt WebP: its image data does not decode";
+
+fn webp(mut data: impl BufRead + Seek) -> Result<(), String> {
+    let corrupt = |_| WEBP_CORRUPT.to_string();
+    let alpha_flag = {
+        let mut decoder = image_webp::WebPDecoder::new(&mut data).map_err(corrupt)?;
+        let lossless_opaque = !decoder.has_alpha() && !decoder.is_lossy() && !decoder.is_animated();
+        lossless_opaque
+            .then_some(())
+            .and_then(|()| alpha_flag_at(&mut data))
+    };
+    data.seek(SeekFrom::Start(0))
+        .map_err(|_| WEBP_CORRUPT.to_string())?;
+    match alpha_flag {
+        Some(at) => webp_pixels(BufReader::new(AlphaSet { data, at, pos: 0 })),
+        None => webp_pixels(data),
+    }
+}
+
+fn webp_pixels(data: impl BufRead + Seek) -> Result<(), String> {
+    let corrupt = |_| WEBP_CORRUPT.to_string();
     let mut decoder = image_webp::WebPDecoder::new(data).map_err(corrupt)?;
     let (width, height) = decoder.dimensions();
     let too_large = || format!("WebP of {width}x{height} pixels too large to check");
     let len = decoder.output_buffer_size().ok_or_else(too_large)?;
-    // The decoder holds about as much again while it works (a lossless
-    // image's ARGB planes, a lossy one's YUV frame).
+    // The decoder holds about as much again while it works (a lossy
+    // image's YUV frame, a lossless one's transform data).
     // Over the budget, the image is not checked: the fit refuses it with
     // its own reason when it is over a provider's limits (8001x7999 under a
     // 256 MiB budget); within them, a budget set this small leaves it to
@@ -104,8 +125,64 @@ fn webp(data: impl BufRead + Seek) -> Result<(), String> {
     }
 }
 
+/// The alpha bit a lossless WebP's header carries: in a simple file's VP8L
+/// header, or in a VP8X header's flags.
+const ALPHA_BIT: u8 = 0x10;
+
+/// Where the alpha bit of a still lossless WebP is: byte 24 (the VP8L
+/// header's last byte) or 20 (the VP8X flags).
+///
+/// The decoder decodes a lossless image as RGBA whatever that bit says;
+/// without it, it decodes into an RGBA buffer of its own and copies RGB
+/// out into the caller's, 7 bytes a pixel held instead of 4. The bit
+/// changes nothing else of the decoding (the VP8L header's bit is a hint
+/// the decoder reads past; in VP8X it picks RGBA output, and only a lossy
+/// image also needs an ALPH chunk for it), so with it set the verdict is
+/// the same, from less memory.
+fn alpha_flag_at(data: &mut (impl Read + Seek)) -> Option<u64> {
+    let mut start = [0; 16];
+    data.seek(SeekFrom::Start(0)).ok()?;
+    data.read_exact(&mut start).ok()?;
+    match &start[12..] {
+        b"VP8L" => Some(24),
+        b"VP8X" => Some(20),
+        _ => None,
+    }
+}
+
+/// `data` read with `ALPHA_BIT` set in the byte at `at` (`alpha_flag_at`).
+struct AlphaSet<R> {
+    data: R,
+    at: u64,
+    /// Where the next read starts.
+    pos: u64,
+}
+
+impl<R: Read> Read for AlphaSet<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.data.read(out)?;
+        let read = &mut out[..n];
+        let at = self
+            .at
+            .checked_sub(self.pos)
+            .and_then(|i| usize::try_from(i).ok());
+        if let Some(byte) = at.and_then(|i| read.get_mut(i)) {
+            *byte |= ALPHA_BIT;
+        }
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for AlphaSet<R> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        self.pos = self.data.seek(to)?;
+        Ok(self.pos)
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::io::Cursor;
 
     use super::*;
@@ -137,6 +214,88 @@ mod tests {
                 decode_all(media_type, Cursor::new(cut)).is_err(),
                 "{media_type} cut"
             );
+        }
+    }
+
+    /// A lossless WebP of noise-like pixels, opaque or not, simple or
+    /// (with an ICC profile) extended.
+    pub(crate) fn lossless_webp(width: u32, height: u32, alpha: bool, extended: bool) -> Vec<u8> {
+        let channels = if alpha { 4 } else { 3 };
+        let mut seed = 7u32;
+        let pixels: Vec<u8> = (0..width * height * channels)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                (seed >> 24) as u8
+            })
+            .collect();
+        let mut out = Vec::new();
+        let mut encoder = image_webp::WebPEncoder::new(&mut out);
+        if extended {
+            encoder.set_icc_profile(vec![0; 16]);
+        }
+        let color = if alpha {
+            image_webp::ColorType::Rgba8
+        } else {
+            image_webp::ColorType::Rgb8
+        };
+        encoder.encode(&pixels, width, height, color).unwrap();
+        out
+    }
+
+    /// `webp` with the second half of its image data chunk (the last
+    /// chunk) cut off, its chunk and RIFF sizes made to match: sound in
+    /// structure, it does not decode.
+    pub(crate) fn webp_image_data_cut(webp: &[u8]) -> Vec<u8> {
+        let mut pos = 12;
+        loop {
+            let size = u32::from_le_bytes(webp[pos + 4..pos + 8].try_into().unwrap()) as usize;
+            let end = pos + 8 + size + size % 2;
+            if end >= webp.len() {
+                let cut = (size / 2) & !1;
+                let mut out = webp[..pos + 8 + cut].to_vec();
+                out[pos + 4..pos + 8].copy_from_slice(&(cut as u32).to_le_bytes());
+                let riff = (out.len() - 8) as u32;
+                out[4..8].copy_from_slice(&riff.to_le_bytes());
+                return out;
+            }
+            pos = end;
+        }
+    }
+
+    #[test]
+    fn lossless_webp_verdicts_are_those_of_the_decoder_with_alpha_set_or_not() {
+        // An opaque lossless WebP is decoded with its alpha bit set
+        // (`alpha_flag_at`): sound ones still decode, damaged ones still
+        // do not, in a simple file and in an extended one.
+        for (alpha, extended) in [(false, false), (false, true), (true, false), (true, true)] {
+            let webp = lossless_webp(40, 30, alpha, extended);
+            let kind = &webp[12..16];
+            assert_eq!(kind, if extended { b"VP8X" } else { b"VP8L" });
+            let case = format!("alpha {alpha}, extended {extended}");
+            assert_eq!(
+                decode_all("image/webp", Cursor::new(&webp)),
+                Ok(()),
+                "{case}"
+            );
+            // Noise decodes from garbage bits too (every code is used):
+            // the image data cut short.
+            let damaged = webp_image_data_cut(&webp);
+            assert_eq!(
+                decode_all("image/webp", Cursor::new(&damaged)),
+                Err(WEBP_CORRUPT.into()),
+                "{case}"
+            );
+            // The input is read, never changed: the bit is set in what the
+            // decoder is handed.
+            let mut reader = AlphaSet {
+                data: Cursor::new(&webp),
+                at: 24,
+                pos: 0,
+            };
+            let mut seen = Vec::new();
+            reader.read_to_end(&mut seen).unwrap();
+            assert_eq!(seen[24], webp[24] | ALPHA_BIT);
+            assert_eq!((&seen[..24], &seen[25..]), (&webp[..24], &webp[25..]));
         }
     }
 

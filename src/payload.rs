@@ -187,6 +187,12 @@ impl<'a> Data<'a> {
         }
     }
 
+    /// Whether all the bytes were decoded (and are held) by now.
+    #[cfg(test)]
+    pub fn decoded_whole(&self) -> bool {
+        self.full.get().is_some()
+    }
+
     /// All decoded bytes (decoded once, on first use).
     pub fn full(&self) -> &[u8] {
         match &self.source {

@@ -8,8 +8,8 @@
 use memchr::memmem;
 
 use super::{
-    array, be16, be32, bytes, found, ftyp, has_at, has_brand, le16, le32, png, Family, Sniffed,
-    Window,
+    array, be16, be32, bytes, found, ftyp, has_at, has_brand, le16, le32, png, Family, ReadAt,
+    Sniffed, Window,
 };
 
 pub(super) fn sniff(head: &[u8]) -> Option<Sniffed> {
@@ -487,6 +487,36 @@ pub(super) fn gif_is_animated(head: &[u8], whole: bool) -> Option<bool> {
 /// a known first chunk with a valid frame header, and chunks that fit.
 pub(super) fn check_webp(window: &Window) -> Result<(), String> {
     let head = window.head;
+    walk_webp(head, window.len, window.is_whole(), |pos| array(head, pos))
+}
+
+/// How many first bytes hold a WebP's header and frame size (a VP8X
+/// canvas size ends at byte 30).
+const WEBP_HEADER_LEN: usize = 30;
+
+/// `check_webp` on all of a WebP of `len` bytes read through `data`: its
+/// header and the chunk headers, not the bytes between them.
+pub(super) fn check_webp_sparse(len: usize, data: &mut dyn ReadAt) -> Result<(), String> {
+    let mut header = [0; WEBP_HEADER_LEN];
+    let header = &mut header[..len.min(WEBP_HEADER_LEN)];
+    if !data.read_at(0, header) {
+        return Err("truncated WebP: header incomplete".into());
+    }
+    walk_webp(header, len, true, |pos| {
+        let mut chunk = [0; 8];
+        data.read_at(pos, &mut chunk).then_some(chunk)
+    })
+}
+
+/// The WebP check on `head`, the first bytes of data of `len` bytes
+/// (`whole` when it is all of them), and the 8-byte chunk headers
+/// `chunk_at` reads (`None` past the bytes it sees).
+fn walk_webp(
+    head: &[u8],
+    len: usize,
+    whole: bool,
+    mut chunk_at: impl FnMut(usize) -> Option<[u8; 8]>,
+) -> Result<(), String> {
     if !head.starts_with(b"RIFF") || !has_at(head, 8, b"WEBP") {
         return Err("corrupt WebP: bad RIFF header".into());
     }
@@ -494,13 +524,12 @@ pub(super) fn check_webp(window: &Window) -> Result<(), String> {
         .and_then(|size| usize::try_from(size).ok())
         .and_then(|size| size.checked_add(8))
         .ok_or("truncated WebP: header incomplete")?;
-    if riff_end > window.len {
+    if riff_end > len {
         return Err(format!(
-            "truncated WebP: RIFF header says {riff_end} bytes, data has {}",
-            window.len
+            "truncated WebP: RIFF header says {riff_end} bytes, data has {len}"
         ));
     }
-    if window.len > riff_end + 1 {
+    if len > riff_end + 1 {
         return Err("corrupt WebP: data is longer than its RIFF size".into());
     }
     let frame_ok = match array::<4>(head, 12) {
@@ -521,21 +550,22 @@ pub(super) fn check_webp(window: &Window) -> Result<(), String> {
     }
     // Chunks: fourcc, little-endian size, data padded to an even length.
     let mut pos = 12;
-    while let (Some(kind), Some(size)) = (bytes(head, pos, 4), le32(head, pos + 4)) {
+    while let Some(chunk) = chunk_at(pos) {
+        let size = u32::from_le_bytes([chunk[4], chunk[5], chunk[6], chunk[7]]);
         let end = usize::try_from(size)
             .ok()
             .and_then(|n| n.checked_add(n & 1))
             .and_then(|n| n.checked_add(pos + 8));
         // The pad byte of the last chunk may be missing.
         if end.is_none_or(|end| end > riff_end + 1) {
-            let name = String::from_utf8_lossy(kind);
+            let name = String::from_utf8_lossy(&chunk[..4]);
             return Err(format!(
                 "truncated WebP: {name} chunk runs past the end of the data"
             ));
         }
         pos = end.unwrap_or(riff_end);
     }
-    if window.is_whole() && pos < riff_end {
+    if whole && pos < riff_end {
         return Err("corrupt WebP: stray bytes after the last chunk".into());
     }
     Ok(())

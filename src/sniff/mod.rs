@@ -146,6 +146,12 @@ pub fn check_png_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundness, 
     png::check_sparse(len, data)
 }
 
+/// `check_structure` for a WebP of `len` bytes read through `data`: the
+/// same verdict as on all of its bytes, from its header and chunk headers.
+pub fn check_webp_sparse(len: usize, data: &mut dyn ReadAt) -> Result<Soundness, String> {
+    image::check_webp_sparse(len, data).map(|()| Soundness::Sound)
+}
+
 /// How many first bytes `sniff_start` reads.
 pub const START_LEN: usize = png::SIGNATURE.len();
 
@@ -164,6 +170,12 @@ pub fn sniff_start(start: &[u8]) -> Option<Sniffed> {
 /// (a PNG's IHDR), when that is fixed.
 pub fn dimensions_len(media_type: &str) -> Option<usize> {
     (media_type == "image/png").then_some(png::DIMENSIONS_LEN)
+}
+
+/// How many first bytes hold the flag `is_animated` reads, when that is
+/// fixed (a WebP's VP8X flags byte).
+pub fn animation_flag_len(media_type: &str) -> Option<usize> {
+    (media_type == "image/webp").then_some(21)
 }
 
 /// Whether `is_animated` can say yes for this format (it reads the data).
