@@ -225,7 +225,15 @@ function makePng(width, height, idat) {
 
 /** An Adam7-interlaced RGB PNG of zero pixels; `rowsMore` rows of image data added or left out. */
 function interlacedPng(width, height, rowsMore = 0) {
-  const passes = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]
+  const passes = [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ]
   let raw = 0
   let lastRow = 0
   for (const [x, y, dx, dy] of passes) {

@@ -90,11 +90,7 @@ export function png(size, seed = 1) {
   for (let at = 0; at < compressed.length; at += 65536) {
     idat.push(pngChunk('IDAT', compressed.subarray(at, at + 65536)))
   }
-  const chunks = [
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
-    ...idat,
-  ]
+  const chunks = [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), ...idat]
   // A tEXt comment makes up the last partial row, so the size is exact.
   const missing = size - chunks.reduce((n, c) => n + c.length, 0) - 12 - 12
   if (missing >= 8) {

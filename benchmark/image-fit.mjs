@@ -129,11 +129,16 @@ async function main() {
       `${r.title} | ${n.medianMs.toFixed(0)} ms | ${s ? s.medianMs.toFixed(0) + ' ms' : '-'} | ${ratio}x | ${mb(n.peakRss)} | ${s ? mb(s.peakRss) : '-'} | ${n.out} ${(n.outBytes / 1e6).toFixed(2)} MB / ${s ? `${s.out} ${(s.outBytes / 1e6).toFixed(2)} MB` : '-'}`,
     )
   }
-  const report = { startedAt: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, sharp: sharp ? sharp.versions.sharp : null, rows }
+  const report = {
+    startedAt: new Date().toISOString(),
+    node: process.version,
+    cpu: os.cpus()[0]?.model,
+    cores: os.cpus().length,
+    sharp: sharp ? sharp.versions.sharp : null,
+    rows,
+  }
   if (outFile && outFile !== '--out') fs.writeFileSync(outFile, JSON.stringify(report, null, 2) + '\n')
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4])
 else await main()
-
-

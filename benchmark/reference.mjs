@@ -71,10 +71,12 @@ export function essence(mediaType) {
 }
 
 const TEXTUAL_SUBTYPES = new Set(
-  ('json ld+json jsonl x-ndjson ndjson json5 xml javascript x-javascript ecmascript typescript ' +
+  (
+    'json ld+json jsonl x-ndjson ndjson json5 xml javascript x-javascript ecmascript typescript ' +
     'x-typescript yaml x-yaml toml x-toml x-sh x-shellscript x-patch x-diff diff markdown ' +
     'x-markdown csv sql x-sql graphql x-httpd-php x-python x-ruby x-perl x-tex x-latex rtf ' +
-    'x-subrip x-www-form-urlencoded xhtml+xml x-ipynb+json').split(' '),
+    'x-subrip x-www-form-urlencoded xhtml+xml x-ipynb+json'
+  ).split(' '),
 )
 
 export function isTextual(mediaType) {
@@ -89,8 +91,13 @@ export function isTextual(mediaType) {
 }
 
 const GENERIC_BINARY = new Set([
-  '', OCTET_STREAM, 'binary/octet-stream', 'application/binary', 'application/x-binary',
-  'application/unknown', 'unknown/unknown',
+  '',
+  OCTET_STREAM,
+  'binary/octet-stream',
+  'application/binary',
+  'application/x-binary',
+  'application/unknown',
+  'unknown/unknown',
 ])
 const isGenericBinary = (mediaType) => GENERIC_BINARY.has(essence(mediaType))
 
@@ -277,7 +284,10 @@ function labelType(mediaType, declared) {
   for (const piece of declared.split(';').slice(1)) {
     const eq = piece.indexOf('=')
     if (eq < 0) continue
-    const name = piece.slice(0, eq).replace(/^[ \t]+|[ \t]+$/g, '').replace(/[A-Z]/g, (c) => c.toLowerCase())
+    const name = piece
+      .slice(0, eq)
+      .replace(/^[ \t]+|[ \t]+$/g, '')
+      .replace(/[A-Z]/g, (c) => c.toLowerCase())
     const value = piece.slice(eq + 1).replace(/^[ \t]+|[ \t]+$/g, '')
     if (LABEL_PARAMETERS.has(name) && (TOKEN.test(value) || QUOTED.test(value)) && !kept.has(name)) {
       out += `; ${name}=${value}`
@@ -295,8 +305,7 @@ const LF = 10
 const EQ = 61
 const UNUSED_BITS = 'the last symbol has non-zero unused bits (not canonical base64)'
 
-const isSymbol = (b, c62, c63) =>
-  (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b === c62 || b === c63
+const isSymbol = (b, c62, c63) => (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || b === c62 || b === c63
 
 /** What is wrong at `position` (a symbol index, line breaks not counted);
  * the same words as the native error. */
@@ -366,8 +375,7 @@ export function checkBase64(s) {
  * decoding drops; accepted base64 has them zero. */
 function unusedBitsAreZero(lastSymbol, groupLength) {
   const c = lastSymbol
-  const value =
-    c >= 97 ? c - 71 : c >= 65 && c <= 90 ? c - 65 : c >= 48 && c <= 57 ? c + 4 : c === 43 || c === 45 ? 62 : 63
+  const value = c >= 97 ? c - 71 : c >= 65 && c <= 90 ? c - 65 : c >= 48 && c <= 57 ? c + 4 : c === 43 || c === 45 ? 62 : 63
   if (groupLength === 2) return (value & 0x0f) === 0
   if (groupLength === 3) return (value & 0x03) === 0
   return true
@@ -417,8 +425,8 @@ function body(buf, encoding) {
  * of it: latin1, iso-8859-1, ascii) as Latin-1, so those bytes become C1
  * controls there (fixed in Node 22); the reference decodes it itself. */
 const WINDOWS_1252_HIGH = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
-  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d,
+  0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
 ]
 const WINDOWS_1252_HIGH_CHARS = /[\x80-\x9f]/g
 const decodeWindows1252 = (bytes) =>
@@ -489,9 +497,12 @@ function utf16ByNulPattern(buf) {
  * `charset`: its charset parameter (declaredCharset). */
 export function detectEncoding(buf, { textual = false, charset = null } = {}) {
   const bom =
-    buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 'utf-8'
-      : buf[0] === 0xff && buf[1] === 0xfe ? 'utf-16le'
-        : buf[0] === 0xfe && buf[1] === 0xff ? 'utf-16be'
+    buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf
+      ? 'utf-8'
+      : buf[0] === 0xff && buf[1] === 0xfe
+        ? 'utf-16le'
+        : buf[0] === 0xfe && buf[1] === 0xff
+          ? 'utf-16be'
           : null
   if (bom) return decodes(buf, bom) && (textual || isClearlyText(buf, bom)) ? bom : null
   if (charset !== null && charset !== 'utf-8') {
@@ -520,7 +531,8 @@ function decodeText(buf, encoding) {
 // -------------------------------------------------------------- text cap
 
 const MAX_TEXT_TOKENS = 12_500
-const CJK = /[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u30FF\u3100-\u31FF\u3200-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF\u{20000}-\u{3FFFF}]/u
+const CJK =
+  /[\u1100-\u11FF\u2E80-\u2FDF\u3000-\u30FF\u3100-\u31FF\u3200-\u4DBF\u4E00-\u9FFF\uA960-\uA97F\uAC00-\uD7FF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF\u{20000}-\u{3FFFF}]/u
 
 /** A quarter token a character, 1.5 a CJK character. */
 export function estimateTokens(text) {
@@ -633,23 +645,26 @@ const OOXML = {
   powerpoint: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 }
 const OOXML_BY_EXT = {
-  docm: OOXML.word, dotm: OOXML.word, dotx: OOXML.word,
-  xlsm: OOXML.excel, xltm: OOXML.excel, xltx: OOXML.excel,
-  pptm: OOXML.powerpoint, potm: OOXML.powerpoint, potx: OOXML.powerpoint,
-  ppsm: OOXML.powerpoint, ppsx: OOXML.powerpoint,
+  docm: OOXML.word,
+  dotm: OOXML.word,
+  dotx: OOXML.word,
+  xlsm: OOXML.excel,
+  xltm: OOXML.excel,
+  xltx: OOXML.excel,
+  pptm: OOXML.powerpoint,
+  potm: OOXML.powerpoint,
+  potx: OOXML.powerpoint,
+  ppsm: OOXML.powerpoint,
+  ppsx: OOXML.powerpoint,
 }
 /** Text formats file-type names that the native sniffer leaves to the text
  * test (so clearly-text bytes go out as text there). */
 const FILE_TYPE_TEXT_FORMATS = new Set(['reg', 'pgp', 'stl'])
 /** Text formats the native sniffer names (family Text): sent as text under
  * their name when they decode. */
-const TEXT_FORMATS = new Set([
-  'image/svg+xml', 'application/xml', 'text/vtt', 'text/calendar', 'text/vcard',
-  'application/rtf', 'application/postscript',
-])
+const TEXT_FORMATS = new Set(['image/svg+xml', 'application/xml', 'text/vtt', 'text/calendar', 'text/vcard', 'application/rtf', 'application/postscript'])
 
-const startsWith = (buf, magic, at = 0) =>
-  buf.length >= at + magic.length && magic.every((b, i) => buf[at + i] === b)
+const startsWith = (buf, magic, at = 0) => buf.length >= at + magic.length && magic.every((b, i) => buf[at + i] === b)
 const ascii = (s) => [...s].map((c) => c.charCodeAt(0))
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
 
@@ -691,8 +706,7 @@ function sniffMarkup(head) {
     if (s.startsWith('<?xml')) {
       declared = true
       close = '?>'
-    }
-    else if (s.startsWith('<?')) close = '?>'
+    } else if (s.startsWith('<?')) close = '?>'
     else if (s.startsWith('<!--')) close = '-->'
     else if (s.slice(0, 9).toUpperCase() === '<!DOCTYPE') {
       // An internal subset in brackets may hold '>' characters.
@@ -827,9 +841,7 @@ function repairPng(buf) {
   const kinds = [...new Set(damaged.map((d) => d.name))]
   const names = kinds.slice(0, 4)
   if (kinds.length > 4) names.push(`${kinds.length - 4} more kinds`)
-  let words = damaged.length === 1
-    ? `dropped ancillary chunk ${names[0]} with a bad CRC`
-    : `dropped ancillary chunks ${names.join(', ')} with bad CRCs`
+  let words = damaged.length === 1 ? `dropped ancillary chunk ${names[0]} with a bad CRC` : `dropped ancillary chunks ${names.join(', ')} with bad CRCs`
   if (animation) words += ', and with it the animation (every acTL, fcTL and fdAT chunk)'
   return { copy: Buffer.concat(kept), words }
 }
@@ -837,16 +849,22 @@ function repairPng(buf) {
 /** Images of more pixels than the native fit decodes (src/image_fit/decode.rs) are left to it. */
 const MAX_PIXELS = 64_000_000
 /** Adam7: where each pass starts and its steps (x, y, dx, dy). */
-const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+]
 
 /** The length of every row of a PNG's filtered image data, filter byte included. */
 function pngRowLengths(png) {
   const width = png.readUInt32BE(16)
   const height = png.readUInt32BE(20)
   const bits = png[24] * ({ 0: 1, 3: 1, 4: 2, 2: 3, 6: 4 }[png[25]] ?? 0)
-  const passes = png[28] === 1
-    ? ADAM7.map(([x, y, dx, dy]) => [Math.ceil((width - x) / dx), Math.ceil((height - y) / dy)])
-    : [[width, height]]
+  const passes = png[28] === 1 ? ADAM7.map(([x, y, dx, dy]) => [Math.ceil((width - x) / dx), Math.ceil((height - y) / dy)]) : [[width, height]]
   const rows = []
   for (const [w, h] of passes) if (w > 0) for (let y = 0; y < h; y++) rows.push(1 + Math.ceil((w * bits) / 8))
   return rows
@@ -871,7 +889,7 @@ function inflatePng(png) {
       resolve(result)
     }
     inflate.on('data', (out) => {
-      for (let at = 0; at < out.length && row < rows.length; ) {
+      for (let at = 0; at < out.length && row < rows.length;) {
         if (inRow === 0 && out[at] > 4) return finish(defect)
         const n = Math.min(rows[row] - inRow, out.length - at)
         at += n
@@ -884,7 +902,7 @@ function inflatePng(png) {
     })
     inflate.on('error', () => finish(defect))
     inflate.on('end', () => finish(row < rows.length ? defect : null))
-    for (let pos = 8; pos + 8 <= png.length; ) {
+    for (let pos = 8; pos + 8 <= png.length;) {
       const end = pos + 12 + png.readUInt32BE(pos)
       const name = png.toString('latin1', pos + 4, pos + 8)
       if (name === 'IDAT') inflate.write(png.subarray(pos + 8, end - 4))
@@ -1327,7 +1345,12 @@ async function mediaToContent(kind, uri, mimeType, data, outputDir) {
     // The header names an encoding other than UTF-8 (src/note.rs).
     const named = isUtf8Family(d.encoding) ? '' : `, ${d.encoding}`
     // A named encoding replaces the declared charset: the model reads decoded text.
-    const shown = named ? labelType(d.mediaType, mimeType).split('; ').filter((p) => !p.startsWith('charset=')).join('; ') : labelType(d.mediaType, mimeType)
+    const shown = named
+      ? labelType(d.mediaType, mimeType)
+          .split('; ')
+          .filter((p) => !p.startsWith('charset='))
+          .join('; ')
+      : labelType(d.mediaType, mimeType)
     const header = `[${label} (${server(shown)}${named})]\n`
     const ext = extension(d.mediaType)
     const head = d.encoding === 'utf-8' || d.encoding === 'ascii' ? headOfLongUtf8(buf) : null

@@ -75,7 +75,12 @@ function rows(result) {
 
   for (const c of result.classify) {
     const share = c.validationShare === undefined ? '' : `, read+validate >= ${(c.validationShare * 100).toFixed(0)}%`
-    row(c.id, 'classify', [formatTime(c.classify), '', '', '', formatTime(c.oneCopy), `${sig(c.msPerMB)} ms/MB, ${ratio(c.perCopy)} copy${share}`], targetsOf(c.id, 'classify'))
+    row(
+      c.id,
+      'classify',
+      [formatTime(c.classify), '', '', '', formatTime(c.oneCopy), `${sig(c.msPerMB)} ms/MB, ${ratio(c.perCopy)} copy${share}`],
+      targetsOf(c.id, 'classify'),
+    )
     row(c.id, 'classify, invalid at end', [formatTime(c.invalidAtEnd), '', '', '', '', `invalid/valid ${ratio(c.invalidAtEnd / c.classify)}`])
   }
   return out
@@ -87,6 +92,10 @@ export function formatTable(results) {
   const columns = results.length > 1 ? COLUMNS : COLUMNS.slice(1)
   const table = [columns, ...body.map((r) => (results.length > 1 ? r : r.slice(1)))]
   const widths = columns.map((_, i) => Math.max(...table.map((r) => String(r[i]).length)))
-  const line = (r) => r.map((cell, i) => String(cell).padEnd(widths[i])).join(' | ').trimEnd()
+  const line = (r) =>
+    r
+      .map((cell, i) => String(cell).padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd()
   return [line(table[0]), widths.map((w) => '-'.repeat(w)).join('-|-'), ...table.slice(1).map(line)].join('\n')
 }

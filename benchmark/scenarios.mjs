@@ -47,16 +47,31 @@ export const scenarios = [
   { id: 'text-100b', title: 'text 100 B', build: () => [text(100)], quick: true, targets: SMALL },
   { id: 'text-100kb', title: 'text 100 KB', build: () => [text(100 * KB)], quick: true },
 
-  ...forms('png-4kb', 'PNG 4 KB', () => fx.png(4 * KB), (d) => image(d, 'image/png')).map((s) => ({
+  ...forms(
+    'png-4kb',
+    'PNG 4 KB',
+    () => fx.png(4 * KB),
+    (d) => image(d, 'image/png'),
+  ).map((s) => ({
     ...s,
     quick: s.id.endsWith('b64'),
     targets: SMALL,
   })),
-  ...forms('jpeg-4kb', 'JPEG 4 KB', () => fx.jpeg(4 * KB), (d) => image(d, 'image/jpeg')).map((s) => ({
+  ...forms(
+    'jpeg-4kb',
+    'JPEG 4 KB',
+    () => fx.jpeg(4 * KB),
+    (d) => image(d, 'image/jpeg'),
+  ).map((s) => ({
     ...s,
     targets: SMALL,
   })),
-  ...forms('png-100kb', 'PNG 100 KB', () => fx.png(100 * KB), (d) => image(d, 'image/png')).map((s) => ({
+  ...forms(
+    'png-100kb',
+    'PNG 100 KB',
+    () => fx.png(100 * KB),
+    (d) => image(d, 'image/png'),
+  ).map((s) => ({
     ...s,
     quick: s.id.endsWith('b64'),
     blocked: true,
@@ -64,7 +79,12 @@ export const scenarios = [
     careful: s.id.endsWith('b64') ? 10 : undefined,
     targets: ATTACH,
   })),
-  ...forms('jpeg-100kb', 'JPEG 100 KB', () => fx.jpeg(100 * KB), (d) => image(d, 'image/jpeg')).map((s) => ({
+  ...forms(
+    'jpeg-100kb',
+    'JPEG 100 KB',
+    () => fx.jpeg(100 * KB),
+    (d) => image(d, 'image/jpeg'),
+  ).map((s) => ({
     ...s,
     quick: s.id.endsWith('b64'),
     blocked: true,
@@ -72,7 +92,12 @@ export const scenarios = [
   })),
   // The largest image the default profile attaches: 3,932,160 bytes, base64 of 5,242,880
   // characters (Anthropic's 5 MB limit on Bedrock and Google Cloud, measured on the string).
-  ...forms('png-max', 'PNG 3.9 MB (largest attached)', () => fx.png(MAX_ATTACHED), (d) => image(d, 'image/png')).map((s) => ({
+  ...forms(
+    'png-max',
+    'PNG 3.9 MB (largest attached)',
+    () => fx.png(MAX_ATTACHED),
+    (d) => image(d, 'image/png'),
+  ).map((s) => ({
     ...s,
     quick: s.id.endsWith('b64'),
     blocked: true,
@@ -93,7 +118,12 @@ export const scenarios = [
     // Memory is what these measure (the cost of decoding to check); no time target.
     memory: ['nativeSync', 'nativeAsync', 'js', 'oneCopy'],
   })),
-  ...forms('jpeg-max', 'JPEG 3.9 MB (largest attached)', () => fx.jpeg(MAX_ATTACHED), (d) => image(d, 'image/jpeg')).map((s) => ({
+  ...forms(
+    'jpeg-max',
+    'JPEG 3.9 MB (largest attached)',
+    () => fx.jpeg(MAX_ATTACHED),
+    (d) => image(d, 'image/jpeg'),
+  ).map((s) => ({
     ...s,
     blocked: true,
     targets: ATTACH,
@@ -165,10 +195,7 @@ export const scenarios = [
   {
     id: 'result-typical',
     title: 'whole result: text + 100 KB screenshot',
-    build: () => [
-      { type: 'text', text: 'Clicked "Save"; the dialog closed. Screenshot of the page below.' },
-      image(b64(fx.png(100 * KB, 11)), 'image/png'),
-    ],
+    build: () => [{ type: 'text', text: 'Clicked "Save"; the dialog closed. Screenshot of the page below.' }, image(b64(fx.png(100 * KB, 11)), 'image/png')],
     wholeResult: true,
     quick: true,
     blocked: true,
@@ -275,7 +302,9 @@ async function screenshotPng(width, height) {
       for (let x = 0; x < width / 3; x++) raw.set([200, 220, 255], row + x * 3)
     }
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png().toBuffer()
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer()
 }
 
 /**

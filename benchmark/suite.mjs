@@ -178,17 +178,13 @@ for (const scenario of scenarios.filter((s) => s.memory && selected(s))) {
   for (const impl of scenario.memory) {
     if (impl === 'js' && !reference) continue
     log(`${scenario.id}: memory, ${impl} (child process)`)
-    const child = spawnSync(
-      process.execPath,
-      [...(isBun ? [] : ['--expose-gc']), path.join(here, 'memory-child.mjs'), scenario.id, impl],
-      {
-        encoding: 'utf8',
-        // Fixed mmap threshold: glibc returns freed big blocks to the OS at
-        // once, so RSS reads as live memory (no effect under Bun's allocator).
-        env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072' },
-        maxBuffer: 16 * MiB,
-      },
-    )
+    const child = spawnSync(process.execPath, [...(isBun ? [] : ['--expose-gc']), path.join(here, 'memory-child.mjs'), scenario.id, impl], {
+      encoding: 'utf8',
+      // Fixed mmap threshold: glibc returns freed big blocks to the OS at
+      // once, so RSS reads as live memory (no effect under Bun's allocator).
+      env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072' },
+      maxBuffer: 16 * MiB,
+    })
     const line = child.stdout.trim().split('\n').pop()
     if (child.status !== 0 || !line) {
       log(`memory child failed (${child.status}): ${child.stderr.slice(-2000)}`)
