@@ -339,7 +339,7 @@ describe('proxy, hostile server: memory while a line has no newline', () => {
       return undefined
     }
   }
-  test('200 MiB without a newline: the proxy peaks far below the line, the call gets an error', TIMEOUT, async (t) => {
+  test('400 MiB without a newline: the proxy peaks far below the line, the call gets an error', TIMEOUT, async (t) => {
     const client = await viaProxy(tempDir(t))
     t.after(() => client.close())
     const pid = client.pid()
@@ -347,14 +347,15 @@ describe('proxy, hostile server: memory while a line has no newline', () => {
       t.skip(`no /proc/${pid}/status on ${process.platform}: peak memory is measured on Linux only`)
       return
     }
-    const bytes = 200 << 20
+    const bytes = 400 << 20
     await assert.rejects(
       client.callTool({ name: 'long_line', arguments: { bytes, idAt: 'end' } }, undefined, CALL),
       /over the proxy's line limit \(67108864 bytes\)/,
     )
     const peak = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status(pid))[1]) * 1024
-    // The line limit (64 MiB) plus the runtime: well under the 200 MiB the server wrote.
-    assert.ok(peak < 64 * 1024 * 1024 + 128 * 1024 * 1024, `the proxy peaked at ${(peak / 1048576).toFixed(0)} MiB`)
+    // The line limit (64 MiB) plus the runtime (Node 24's peaked at 193-196 MiB in all, with
+    // the addon loaded): well under the 400 MiB the server wrote.
+    assert.ok(peak < 64 * 1024 * 1024 + 160 * 1024 * 1024, `the proxy peaked at ${(peak / 1048576).toFixed(0)} MiB`)
     await assertAlive(client)
   })
 })
