@@ -2329,8 +2329,9 @@ mod tests {
                 loop {
                     removed += store.cleanup().unwrap();
                     rounds += 1;
-                    if done.load(Ordering::Acquire) {
-                        return (removed, rounds);
+                    // Two rounds at least, however the threads are scheduled.
+                    if done.load(Ordering::Acquire) && rounds >= 2 {
+                        return removed;
                     }
                 }
             })
@@ -2353,8 +2354,7 @@ mod tests {
             .flat_map(|saver| saver.join().unwrap())
             .collect();
         done.store(true, Ordering::Release);
-        let (removed, rounds) = cleaner.join().unwrap();
-        assert!(rounds >= 2, "cleanup ran more than once ({rounds} rounds)");
+        let removed = cleaner.join().unwrap();
 
         assert_eq!(removed, expired.len(), "every expired file, once");
         assert!(expired.iter().all(|path| !path.exists()));
