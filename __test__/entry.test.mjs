@@ -273,7 +273,8 @@ test('small parts that need a disk write still go to the thread pool and are sav
   const bytes = Buffer.from('PAR1\u0000\u0001\u0002PAR1')
   const part = { type: 'resource', resource: { uri: 'file:///d.parquet', mimeType: 'application/vnd.apache.parquet', blob: bytes.toString('base64') } }
   const { blob, mimeType, uri } = part.resource
-  assert.equal(native.convertMedia('inline', 'resource', blob, mimeType, uri, undefined, dir, undefined, undefined, false), undefined)
+  const settings = native.settingsNew(undefined, dir, undefined, undefined, undefined, undefined)
+  assert.equal(native.convertMediaInline(settings, 'resource', blob, mimeType, uri, false), undefined)
   const out = await entry.toContentAsync(part, { outputDir: dir })
   const saved = /saved to (.+)\]$/.exec(out.text)?.[1]
   assert.ok(saved, out.text)
@@ -283,9 +284,10 @@ test('small parts that need a disk write still go to the thread pool and are sav
 test('a Latin-1 read (the entry vouches for one-byte strings) answers as the UTF-8 read', () => {
   const png = corpus('fixture.png').toString('base64')
   const strings = [png, png.replace(/=+$/, ''), `${png.slice(0, 40)}\u00e9${png.slice(41)}`, `${png.slice(0, 40)} ${png.slice(41)}`, '']
+  const settings = native.settingsNew(undefined, dir, undefined, undefined, undefined, undefined)
   for (const s of strings) {
-    const viaUtf8 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, undefined, false)
-    const viaLatin1 = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, undefined, true)
+    const viaUtf8 = native.convertMediaSync(settings, 'image', s, 'image/png', null, false)
+    const viaLatin1 = native.convertMediaSync(settings, 'image', s, 'image/png', null, true)
     assert.deepEqual(viaLatin1, viaUtf8, s.slice(0, 50))
   }
   // Above U+00FF the entry never vouches: U+0141 would fold into a valid 'A'.
@@ -297,17 +299,18 @@ test("base64 text passed as bytes with the word 'base64Bytes' (how the entry fee
   const pngBytes = corpus('fixture.png')
   const png = pngBytes.toString('base64')
   const strings = [png, png.replace(/=+$/, ''), `${png.slice(0, 40)}\u00e9${png.slice(41)}`, `${png.slice(0, 40)} ${png.slice(41)}`, '', 'not base64!']
+  const settings = native.settingsNew(undefined, dir, undefined, undefined, undefined, undefined)
   for (const s of strings) {
     const bytes = Buffer.from(s, 'latin1')
-    const viaString = native.convertMedia('sync', 'image', s, 'image/png', null, undefined, dir, undefined, undefined, true)
-    const viaBytes = native.convertMedia('sync', 'image', bytes, 'image/png', null, undefined, dir, undefined, undefined, 'base64Bytes')
+    const viaString = native.convertMediaSync(settings, 'image', s, 'image/png', null, true)
+    const viaBytes = native.convertMediaSync(settings, 'image', bytes, 'image/png', null, 'base64Bytes')
     assert.deepEqual(viaBytes, viaString, s.slice(0, 50))
     assert.deepEqual(native.classify(bytes, 'image/png', 'base64Bytes'), native.classify(s, 'image/png', true), s.slice(0, 50))
   }
   // Without the word the same bytes are the data itself, not base64.
   assert.equal(native.classify(Buffer.from(png, 'latin1'), undefined, false).mediaType, 'text/plain')
   const store = native.storeNew(dir, undefined, undefined)
-  const saved = native.storeSave('sync', store, Buffer.from(png, 'latin1'), 'image/png', undefined, 'base64Bytes')
+  const saved = native.storeSaveSync(store, Buffer.from(png, 'latin1'), 'image/png', undefined, 'base64Bytes')
   assert.ok(fs.readFileSync(saved.path).equals(pngBytes))
   assert.throws(
     () => native.classify(pngBytes, undefined, 'base64'),

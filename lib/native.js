@@ -28,7 +28,7 @@ function isMusl() {
     return fs.readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
   } catch {}
   try {
-    const report = process.report.getReport()
+    const report = /** @type {{ header: { glibcVersionRuntime?: string } }} */ (process.report.getReport())
     return !report.header.glibcVersionRuntime
   } catch {
     return false
@@ -74,11 +74,12 @@ function unavailable(loadError) {
         'see `cause` for why (a wrong libc or CPU, a damaged or mismatched install).'
     }
   }
-  const error = new Error(message, { cause: loadError })
+  const error = /** @type {Error & { code: string }} */ (new Error(message, { cause: loadError }))
   error.code = code
   return error
 }
 
+/** @type {typeof import('./binding/binding.d.ts')} */
 let binding
 try {
   binding = require('./binding/index.js')

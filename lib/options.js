@@ -13,13 +13,35 @@ const ObjectHasOwn = Object.hasOwn
 const ObjectGetPrototypeOf = Object.getPrototypeOf
 const ObjectPrototype = Object.prototype
 
-const NO_OPTIONS = { provider: undefined, outputDir: undefined, store: undefined, maxTextTokens: undefined, fitImages: undefined, maxLongSide: undefined }
+/**
+ * The settings last made: the option values and the native handle they were
+ * checked into (which owns the store an `outputDir` names). Most calls repeat
+ * them, and get this object again.
+ */
+let lastSettings
 
-/** The settings native code last accepted, without a store: most calls repeat them, and get this object again. */
-let lastSettings = NO_OPTIONS
+/** The settings for these option values: the last ones when they are the same, else checked into a new handle. */
+function settingsFor(provider, outputDir, store, maxTextTokens, fitImages, maxLongSide) {
+  const last = lastSettings
+  if (
+    last !== undefined &&
+    provider === last.provider &&
+    outputDir === last.outputDir &&
+    store === last.store &&
+    maxTextTokens === last.maxTextTokens &&
+    fitImages === last.fitImages &&
+    maxLongSide === last.maxLongSide
+  ) {
+    return last
+  }
+  // Checked even when the part turns out to need no native conversion.
+  const handle = native.settingsNew(provider, outputDir, store, maxTextTokens, fitImages, maxLongSide)
+  lastSettings = { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, handle }
+  return lastSettings
+}
 
 function readOptions(options) {
-  return options === undefined || options === null ? NO_OPTIONS : readGivenOptions(options)
+  return options === undefined || options === null ? settingsFor(undefined, undefined, undefined, undefined, undefined, undefined) : readGivenOptions(options)
 }
 
 function readGivenOptions(options) {
@@ -47,28 +69,14 @@ function readGivenOptions(options) {
     'fitImages' in options && ((plain && !('fitImages' in ObjectPrototype)) || ObjectHasOwn(options, 'fitImages')) ? options.fitImages : undefined
   const maxLongSide =
     'maxLongSide' in options && ((plain && !('maxLongSide' in ObjectPrototype)) || ObjectHasOwn(options, 'maxLongSide')) ? options.maxLongSide : undefined
-  const last = lastSettings
-  if (
-    provider !== last.provider ||
-    outputDir !== last.outputDir ||
-    maxTextTokens !== last.maxTextTokens ||
-    fitImages !== last.fitImages ||
-    maxLongSide !== last.maxLongSide
-  ) {
-    // Checked even when the part turns out to need no native conversion.
-    native.checkOptions(provider, outputDir, maxTextTokens, fitImages, maxLongSide)
-    lastSettings = { provider, outputDir, store: undefined, maxTextTokens, fitImages, maxLongSide }
-  }
-  // Kept settings hold no store: a store the caller dropped can be collected.
-  if (store !== undefined) return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide }
-  return lastSettings
+  return settingsFor(provider, outputDir, store, maxTextTokens, fitImages, maxLongSide)
 }
 
 // ------------------------------------------------------------------ text
 
 /** The options of a whole result, each read once; the conversion ones checked as for toContent. */
 function readConvertOptions(options) {
-  const { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide } = readOptions(options)
+  const settings = readOptions(options)
   let toolCallId
   let attachments
   let deferMedia
@@ -89,7 +97,7 @@ function readConvertOptions(options) {
     if (toolCallId === undefined) throw invalidArgument('`toolCallId` is required with `attachments`: media are queued once per tool call')
     queue = attachments
   }
-  return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, toolCallId, queue, deferMedia, priorImages }
+  return { settings, toolCallId, queue, deferMedia, priorImages }
 }
 
-module.exports = { NO_OPTIONS, readOptions, readConvertOptions }
+module.exports = { readOptions, readConvertOptions, settingsFor }

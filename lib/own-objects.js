@@ -22,12 +22,12 @@ function own(object, key) {
 
 /** Set a field of an object made here: defined, with a null-prototype descriptor, so no inherited `get` or setter plays a part. */
 function setField(object, key, value) {
-  ObjectDefineProperty(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
+  ObjectDefineProperty(object, key, /** @type {PropertyDescriptor} */ ({ __proto__: null, value, writable: true, enumerable: true, configurable: true }))
 }
 
 /** Append to an array made here, whatever setters Array.prototype has. */
 function append(list, value) {
-  ObjectDefineProperty(list, list.length, { __proto__: null, value, writable: true, enumerable: true, configurable: true })
+  ObjectDefineProperty(list, list.length, /** @type {PropertyDescriptor} */ ({ __proto__: null, value, writable: true, enumerable: true, configurable: true }))
 }
 
 module.exports = { invalidArgument, own, setField, append }

@@ -5,7 +5,7 @@
 // meant for the model.
 
 const native = require('./native.js')
-const { invalidArgument, own } = require('./own-objects.js')
+const { invalidArgument, own, append } = require('./own-objects.js')
 const { privateData } = require('./data.js')
 const { textPart, isShortText, textOrLong } = require('./text.js')
 
@@ -30,10 +30,13 @@ function isForModel(part) {
   if (annotations === null || typeof annotations !== 'object') return true
   const audience = own(annotations, 'audience')
   if (!ArrayIsArray(audience)) return true
+  // Its roles as read (own elements that are strings), for the core's rule.
+  const roles = []
   for (let i = 0; i < audience.length; i++) {
-    if (ObjectHasOwn(audience, i) && audience[i] === 'assistant') return true
+    const role = ObjectHasOwn(audience, i) ? audience[i] : undefined
+    if (typeof role === 'string') append(roles, role)
   }
-  return false
+  return native.isForModel(roles)
 }
 
 function stringField(value, name) {

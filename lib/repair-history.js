@@ -11,9 +11,9 @@
 
 const native = require('./native.js')
 const { invalidArgument, own, setField, append } = require('./own-objects.js')
-const { readOptions } = require('./options.js')
+const { readOptions, settingsFor } = require('./options.js')
 const { Media } = require('./parts.js')
-const { resultMedia, fromResultAnswer, planResult, spill } = require('./tool-result.js')
+const { resultMediaSync, fromResultAnswer, planResult, spillSync } = require('./tool-result.js')
 const { types } = require('node:util')
 
 const FORMATS = {
@@ -165,10 +165,11 @@ function repairHistory(messages, options) {
   const format = own(options, 'format')
   const history = typeof format === 'string' ? FORMATS[format] : undefined
   if (history === undefined) throw invalidArgument("`format` must be 'anthropic', 'openai-responses', 'openai-chat', 'gemini', 'bedrock' or 'ai-sdk'")
-  const settings = readOptions(options)
+  const given = readOptions(options)
   // The provider the format is written for, unless the caller names one (Claude on Bedrock: 'anthropic-bedrock').
-  const provider = settings.provider !== undefined ? settings.provider : history.provider
-  const job = { settings, read: { isError: false }, handle: native.resultNew(provider, 'auto', settings.fitImages, settings.maxLongSide) }
+  const settings =
+    given.provider !== undefined ? given : settingsFor(history.provider, given.outputDir, given.store, given.maxTextTokens, given.fitImages, given.maxLongSide)
+  const job = { settings, read: { isError: false }, handle: native.resultNew(settings.handle, 'auto', undefined) }
   const draft = new Draft()
   const found = draft.found
   const drafted = copyArray(messages)
@@ -184,14 +185,17 @@ function repairHistory(messages, options) {
   const same = []
   for (let i = 0; i < found.length; i++) {
     const media = found[i].media
-    const answer = resultMedia('sync', job, media)
+    const answer = resultMediaSync(job, i, media)
     const entry = fromResultAnswer(answer, media)
     append(converted, entry)
     // Unchanged: attached as it is (its own bytes, canonical base64), with the type it was
     // declared with, in the kind of block that type needs (a PDF in an image block is not).
     append(
       same,
-      answer[0] === 'file' && answer[2] === null && (media.mimeType === undefined || answer[1] === media.mimeType) && found[i].sameBlock(entry.part) === true,
+      answer.kind === 'file' &&
+        answer.data === null &&
+        (media.mimeType === undefined || answer.mediaType === media.mimeType) &&
+        found[i].sameBlock(entry.part) === true,
     )
   }
   const decision = planResult(job, converted)
@@ -201,9 +205,9 @@ function repairHistory(messages, options) {
     const entry = converted[i]
     let part = entry.part
     let kept = same[i]
-    if (entry.attachment !== undefined) {
+    if (entry.isFile) {
       if (decision.verdicts[a] === false) {
-        part = fromResultAnswer(spill('sync', job, converted, decision, a), entry.media).part
+        part = fromResultAnswer(spillSync(job, converted, decision, a), entry.media).part
         kept = false
       }
       a++

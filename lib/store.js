@@ -55,7 +55,7 @@ class ToolOutputStore {
     const { mediaType, extension } = readSaveOptions(options)
     const bytes = privateData(data)
     const latin1 = isLatin1(bytes)
-    return native.storeSave('sync', handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
+    return native.storeSaveSync(handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
   }
 
   /** `save` on the libuv thread pool, from a copy of the data. */
@@ -64,7 +64,7 @@ class ToolOutputStore {
     const { mediaType, extension } = readSaveOptions(options)
     const bytes = privateData(data)
     const latin1 = isLatin1(bytes)
-    return native.storeSave('async', handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
+    return native.storeSave(handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
   }
 
   /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */

@@ -181,26 +181,29 @@ function longStringMarker(string, repeatsPart) {
  * a line saying what was left out, the whole JSON saved first when base64
  * was. `saved` gets the saved file's entry. Async with `how` 'async'.
  * `result`: the conversion's native handle, whose saved files stay.
+ *
+ * @param {'sync' | 'async'} how
+ * @param {import('./binding/binding.d.ts').ResultHandle} result
  */
 function structuredText(how, view, settings, saved, result) {
   if (!view.changed) return textOrLong('', view.json, 'application/json', settings)
+  /** @param {import('./binding/binding.d.ts').SavedFile | null} file */
   const withHeader = (file, error) => {
-    if (file !== null) append(saved, { path: file.path, byteLength: file.byteLength, mediaType: 'application/json' })
+    if (file !== null) append(saved, { path: file.path, byteLength: file.byteLength, mediaType: file.mediaType })
     const header = native.structuredHeader(view.repeats, view.base64, file === null ? null : file.path, file === null ? null : file.byteLength, error)
     return textOrLong(`${header}\n`, view.json, 'application/json', settings)
   }
   if (view.whole === undefined) return withHeader(null, null)
-  const { outputDir, store } = settings
   if (how === 'sync') {
     let file
     try {
-      file = native.saveText('sync', view.whole, 'application/json', outputDir, store, result)
+      file = native.saveTextSync(result, view.whole, 'application/json')
     } catch (error) {
       return withHeader(null, savedError(error))
     }
     return withHeader(file, null)
   }
-  return ReflectApply(PromisePrototypeThen, native.saveText('async', view.whole, 'application/json', outputDir, store, result), [
+  return ReflectApply(PromisePrototypeThen, native.saveText(result, view.whole, 'application/json'), [
     (file) => withHeader(file, null),
     (error) => withHeader(null, savedError(error)),
   ])

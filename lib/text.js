@@ -13,14 +13,16 @@ function textPart(text) {
 }
 
 const DEFAULT_MAX_TEXT_TOKENS = native.defaultMaxTextTokens()
+const MOST_TOKENS_PER_CHAR = native.mostTokensPerChar()
 
 /**
  * True when `text` is within the cap by its length alone: no character costs
- * more than 1.5 tokens (see estimateTokens). Longer texts are counted natively.
+ * more than the core's most per character (see estimateTokens). Longer texts
+ * are counted natively.
  */
 function isShortText(text, options) {
   const cap = options.maxTextTokens === undefined || options.maxTextTokens === null ? DEFAULT_MAX_TEXT_TOKENS : options.maxTextTokens
-  return text.length * 1.5 <= cap
+  return text.length * MOST_TOKENS_PER_CHAR <= cap
 }
 
 /** A text the cap may cut: native code previews it and saves the whole. */
@@ -55,15 +57,30 @@ function textOrLong(header, text, mediaType, options, uri) {
   return new LongText(header, text, mediaType, uri)
 }
 
-/** `result`: the native handle of the whole result the text is part of, whose saved files stay. */
-function boundText(how, long, options, result) {
-  const { provider, outputDir, store, maxTextTokens } = options
-  return native.boundText(how, long.text, long.mediaType, provider, outputDir, store, maxTextTokens, result)
+/**
+ * A long text bounded by the cap, with the settings of `handle`: a settings
+ * handle, or a whole result's, whose saved files stay.
+ *
+ * @param {import('./binding/binding.d.ts').SettingsHandle | import('./binding/binding.d.ts').ResultHandle} handle
+ * @param {LongText} long
+ */
+function boundTextSync(handle, long) {
+  return native.boundTextSync(handle, long.text, long.mediaType)
 }
 
-/** `bounded`: null (within the cap) or `[previewAndNote, savedPath, savedByteLength]`. */
+/** `boundTextSync` on the libuv thread pool. */
+function boundText(handle, long) {
+  return native.boundText(handle, long.text, long.mediaType)
+}
+
+/**
+ * The text part of a long text, bounded (null: within the cap).
+ *
+ * @param {import('./binding/binding.d.ts').BoundedText | null} bounded
+ * @param {LongText} long
+ */
 function fromBounded(bounded, long) {
-  return textPart(join(long.header, bounded === null ? long.text : bounded[0]))
+  return textPart(join(long.header, bounded === null ? long.text : bounded.text))
 }
 
-module.exports = { textPart, isShortText, LongText, textOrLong, boundText, fromBounded }
+module.exports = { textPart, isShortText, LongText, textOrLong, boundTextSync, boundText, fromBounded }

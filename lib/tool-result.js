@@ -9,8 +9,8 @@ const { invalidArgument, own, append } = require('./own-objects.js')
 const { ON_WASM, INLINE_MAX_DATA, isLatin1, nativeData, nativeWord, dataSize } = require('./data.js')
 const { readConvertOptions } = require('./options.js')
 const { Media, readPart } = require('./parts.js')
-const { textPart, LongText, boundText, fromBounded } = require('./text.js')
-const { fromAnswer } = require('./to-content.js')
+const { textPart, LongText, boundTextSync, boundText, fromBounded } = require('./text.js')
+const { filePart } = require('./to-content.js')
 const { structuredView, structuredText, structuredInText } = require('./structured-content.js')
 const { queueAdd } = require('./attachment-queue.js')
 
@@ -51,17 +51,34 @@ function readResult(result, settings) {
 
 /** A whole-result conversion under way: its options, what was read, the native handle. */
 function startResult(result, options) {
-  const settings = readConvertOptions(options)
+  const { settings, toolCallId, queue, deferMedia, priorImages } = readConvertOptions(options)
   const read = readResult(result, settings)
-  const handle = native.resultNew(settings.provider, settings.deferMedia, settings.fitImages, settings.maxLongSide, settings.priorImages)
-  return { settings, read, handle }
+  const handle = native.resultNew(settings.handle, deferMedia, priorImages)
+  return { settings, toolCallId, queue, read, handle }
 }
 
-function resultMedia(how, job, media) {
-  const { kind, data, mimeType, uri } = media
-  const { outputDir, store, maxTextTokens } = job.settings
-  const latin1 = isLatin1(data)
-  return native.resultMedia(how, job.handle, kind, nativeData(data, latin1), mimeType, uri, outputDir, store, maxTextTokens, nativeWord(latin1))
+/**
+ * The media part at `position` of the result converted here.
+ *
+ * @param {{ handle: import('./binding/binding.d.ts').ResultHandle }} job
+ * @param {number} position
+ * @param {InstanceType<typeof import('./parts.js').Media>} media
+ */
+function resultMediaSync(job, position, media) {
+  const latin1 = isLatin1(media.data)
+  return native.resultMediaSync(job.handle, position, media.kind, nativeData(media.data, latin1), media.mimeType, media.uri, nativeWord(latin1))
+}
+
+/** `resultMediaSync`, or undefined when the part needs a disk write. */
+function resultMediaInline(job, position, media) {
+  const latin1 = isLatin1(media.data)
+  return native.resultMediaInline(job.handle, position, media.kind, nativeData(media.data, latin1), media.mimeType, media.uri, nativeWord(latin1))
+}
+
+/** A promise of `resultMediaSync` done on the libuv thread pool. */
+function resultMediaAsync(job, position, media) {
+  const latin1 = isLatin1(media.data)
+  return native.resultMedia(job.handle, position, media.kind, nativeData(media.data, latin1), media.mimeType, media.uri, nativeWord(latin1))
 }
 
 /**
@@ -73,7 +90,7 @@ function structuredEntrySync(job) {
   if (view === undefined || structuredInText(job.read)) return undefined
   const saved = []
   const read = structuredText('sync', view, job.settings, saved, job.handle)
-  const entry = read instanceof LongText ? longTextEntry(boundText('sync', read, job.settings, job.handle), read) : textEntry(read)
+  const entry = read instanceof LongText ? longTextEntry(boundTextSync(job.handle, read), read) : textEntry(read)
   return { entry, saved }
 }
 
@@ -81,125 +98,110 @@ async function structuredEntryAsync(job) {
   if (structuredInText(job.read)) return undefined
   const saved = []
   const read = await structuredText('async', job.read.structured, job.settings, saved, job.handle)
-  const entry = read instanceof LongText ? longTextEntry(await boundText('async', read, job.settings, job.handle), read) : textEntry(read)
+  const entry = read instanceof LongText ? longTextEntry(await boundText(job.handle, read), read) : textEntry(read)
   return { entry, saved }
 }
 
 /** A converted text part of a result (no media, nothing to budget). */
 function textEntry(part) {
-  return { part, media: undefined, attachment: undefined, saved: undefined, note: undefined, placeholder: undefined }
+  return { part, media: undefined, isFile: false, saved: undefined, note: undefined, placeholder: undefined }
 }
 
-/** A long text's entry in a whole result: its part, and the file holding the whole text. */
+/**
+ * A saved file as the result lists it, with the URI of the part it came from.
+ *
+ * @param {import('./binding/binding.d.ts').SavedFile | null} saved
+ * @param {string | undefined} uri
+ */
+function savedEntry(saved, uri) {
+  if (saved === null) return undefined
+  const { path, byteLength, mediaType } = saved
+  return typeof uri === 'string' ? { path, byteLength, mediaType, uri } : { path, byteLength, mediaType }
+}
+
+/**
+ * A long text's entry in a whole result: its part, and the file holding the whole text.
+ *
+ * @param {import('./binding/binding.d.ts').BoundedText | null} bounded
+ * @param {InstanceType<typeof import('./text.js').LongText>} long
+ */
 function longTextEntry(bounded, long) {
   const entry = textEntry(fromBounded(bounded, long))
-  if (bounded === null || bounded[1] === null) return entry
-  const mediaType = typeof long.mediaType === 'string' ? long.mediaType : 'text/plain'
-  entry.saved =
-    typeof long.uri === 'string'
-      ? { path: bounded[1], byteLength: bounded[2], mediaType, uri: long.uri }
-      : { path: bounded[1], byteLength: bounded[2], mediaType }
+  if (bounded !== null) entry.saved = savedEntry(bounded.saved, long.uri)
   return entry
-}
-
-/** The saved file whose path, size and type are at `at`, `at + 1`, `at + 2` of the answer. */
-function savedEntry(answer, media, at) {
-  const path = answer[at]
-  const byteLength = answer[at + 1]
-  const mediaType = answer[at + 2]
-  if (typeof media.uri === 'string') return { path, byteLength, mediaType, uri: media.uri }
-  return { path, byteLength, mediaType }
 }
 
 /**
  * A media part's native answer, made into what the result needs: the model
- * part, and the attachment facts or the saved file. Bytes are encoded here,
- * right after they were checked (see fromAnswer).
+ * part, whether it is a file (an attachment the core budgets), its note and
+ * saved file. Bytes are encoded here, right after they were checked (see
+ * filePart).
+ *
+ * @param {import('./binding/binding.d.ts').ResultText | import('./binding/binding.d.ts').ResultFile} answer
+ * @param {InstanceType<typeof import('./parts.js').Media>} media
  */
 function fromResultAnswer(answer, media) {
-  if (answer[0] === 'text') {
-    const saved = answer[2] === null ? undefined : savedEntry(answer, media, 2)
-    return { part: textPart(answer[1]), media, attachment: undefined, saved, note: undefined, placeholder: undefined }
-  }
-  const part = fromAnswer([answer[1], answer[2], answer[3], answer[4], null], media.data)
+  const saved = savedEntry(answer.saved, media.uri)
+  if (answer.kind === 'text') return { part: textPart(answer.text), media, isFile: false, saved, note: undefined, placeholder: undefined }
   // An image made to fit: its note goes beside it, its original is saved.
-  const note = answer[8] === null ? undefined : answer[8]
-  const saved = answer[9] === null ? undefined : savedEntry(answer, media, 9)
-  const placeholder = answer[12] === null ? undefined : answer[12]
-  return { part, media, attachment: [answer[1], answer[5], answer[6], answer[7], answer[13]], saved, note, placeholder }
+  const note = answer.note === null ? undefined : answer.note
+  const placeholder = answer.placeholder === null ? undefined : answer.placeholder
+  return { part: filePart(answer, media.data, null), media, isFile: true, saved, note, placeholder }
 }
 
 /**
- * Give the core the result's attachments in order and take its verdicts:
- * which stay, which are deferred, which are held back (saved by `spill`).
- * Returns the decision for finishResult, with the positions to spill.
+ * Give the core the result's verdict question and take its answer: which
+ * attachments stay, which are deferred, which are held back (saved by
+ * `spill`), and which were made to fit when converted. Returns the decision
+ * for finishResult, with the positions of the attachments and those to spill.
  */
 function planResult(job, converted) {
-  const { handle } = job
   const attachments = []
   let hasText = false
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
     if (entry === null) continue
-    if (entry.attachment !== undefined) {
-      // Indexes, not destructuring: that would run the (replaceable) array iterator.
-      const facts = entry.attachment
-      native.resultAttachment(handle, facts[0], facts[1], facts[2], facts[3], facts[4])
-      append(attachments, i)
-    } else if (entry.media === undefined && ReflectApply(RegExpPrototypeExec, NOT_BLANK, [entry.part.text]) !== null) {
-      hasText = true
-    }
+    if (entry.isFile) append(attachments, i)
+    else if (entry.media === undefined && ReflectApply(RegExpPrototypeExec, NOT_BLANK, [entry.part.text]) !== null) hasText = true
   }
-  const decided = native.resultDecide(handle, job.read.isError, hasText)
-  const verdicts = decided[0]
-  const errorText = decided[1]
+  const { verdicts, fittedBefore, errorText } = native.resultDecide(job.handle, job.read.isError, hasText)
   const held = []
   for (let a = 0; a < attachments.length; a++) {
     if (verdicts[a] === false) append(held, a)
   }
-  return { attachments, verdicts, errorText, held }
-}
-
-/** An image made to fit when converted, its original saved: `note` and `saved` say so. */
-function fittedBefore(entry) {
-  return entry.note !== undefined && entry.saved !== undefined
+  return { attachments, verdicts, fittedBefore, errorText, held }
 }
 
 /**
- * Save an attachment the core held back; its note replaces the file part.
- * An image made to fit already goes back as its original, to be fitted
- * again (the many-image rule) or noted, with the file that holds it: one
- * fit, one note, one saved file.
+ * The data to save for an attachment the core held back, as native code gets
+ * it: the part's own base64, or for an image made to fit already, the
+ * original it came from, to be fitted again (the many-image rule) or noted
+ * with the file that holds it: one fit, one note, one saved file.
  */
-function spill(how, job, converted, decision, a) {
+function spillData(converted, decision, a) {
   const entry = converted[decision.attachments[a]]
-  const { outputDir, store } = job.settings
-  const { kind, data, uri } = entry.media
-  if (fittedBefore(entry)) {
-    const latin1 = isLatin1(data)
-    return native.resultSpill(
-      how,
-      job.handle,
-      a,
-      kind,
-      nativeData(data, latin1),
-      uri,
-      outputDir,
-      store,
-      entry.saved.path,
-      entry.saved.mediaType,
-      nativeWord(latin1),
-    )
-  }
-  // Our own base64: Latin-1, which only the wasm build is told.
-  const partData = entry.part.data
-  const latin1 = ON_WASM && isLatin1(partData)
-  return native.resultSpill(how, job.handle, a, kind, nativeData(partData, latin1), uri, outputDir, store, null, null, nativeWord(latin1))
+  const original = decision.fittedBefore[a]
+  const data = original ? entry.media.data : entry.part.data
+  // Our own base64 is Latin-1, which only the wasm build is told.
+  const latin1 = original ? isLatin1(data) : ON_WASM && isLatin1(data)
+  return { data: nativeData(data, latin1), word: nativeWord(latin1) }
+}
+
+/** Save an attachment the core held back; its note replaces the file part. */
+function spillSync(job, converted, decision, a) {
+  const { data, word } = spillData(converted, decision, a)
+  return native.resultSpillSync(job.handle, a, data, word)
+}
+
+/** `spillSync` on the libuv thread pool. */
+function spillAsync(job, converted, decision, a) {
+  const { data, word } = spillData(converted, decision, a)
+  return native.resultSpill(job.handle, a, data, word)
 }
 
 /** Put the verdicts and spills in place and build the answer; queue deferred media. */
 function finishResult(job, converted, decision, spilled, structured) {
-  const { read, settings } = job
+  const { read, queue, toolCallId } = job
   const content = []
   // The index in the result's content of the part each content part comes from: -1 for the error
   // note added before them all, the number of parts for the structured content's JSON after them.
@@ -216,15 +218,16 @@ function finishResult(job, converted, decision, spilled, structured) {
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
     if (entry === null) continue
-    if (entry.attachment === undefined) {
+    if (!entry.isFile) {
       add(entry.part, i)
       if (entry.saved !== undefined) append(saved, entry.saved)
       continue
     }
     const verdict = decision.verdicts[a]
+    const fittedBefore = decision.fittedBefore[a]
     a++
     // Held back after a fit: the spill's answer has the one note and file.
-    if (verdict !== false || !fittedBefore(entry)) {
+    if (verdict !== false || !fittedBefore) {
       if (entry.note !== undefined) add(textPart(entry.note), i)
       if (entry.saved !== undefined) append(saved, entry.saved)
     }
@@ -252,7 +255,7 @@ function finishResult(job, converted, decision, spilled, structured) {
     for (let i = 0; i < structured.saved.length; i++) append(saved, structured.saved[i])
     if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
   }
-  if (settings.queue !== undefined && deferred.length > 0) queueAdd(settings.queue, settings.toolCallId, deferred)
+  if (queue !== undefined && deferred.length > 0) queueAdd(queue, toolCallId, deferred)
   // For an MCP client (the proxy): the value with the same strings replaced.
   if (read.structured !== undefined) return { content, isError: read.isError, deferred, saved, sources, structuredContent: read.structured.value }
   return { content, isError: read.isError, deferred, saved, sources }
@@ -271,14 +274,14 @@ function convertToolResultSync(result, options) {
   for (let i = 0; i < reads.length; i++) {
     const read = reads[i]
     if (read === null) append(converted, null)
-    else if (read instanceof Media) append(converted, fromResultAnswer(resultMedia('sync', job, read), read))
-    else if (read instanceof LongText) append(converted, longTextEntry(boundText('sync', read, job.settings, job.handle), read))
+    else if (read instanceof Media) append(converted, fromResultAnswer(resultMediaSync(job, i, read), read))
+    else if (read instanceof LongText) append(converted, longTextEntry(boundTextSync(job.handle, read), read))
     else append(converted, textEntry(read))
   }
   const structured = structuredEntrySync(job)
   const decision = planResult(job, converted)
   const spilled = []
-  for (let h = 0; h < decision.held.length; h++) append(spilled, spill('sync', job, converted, decision, decision.held[h]))
+  for (let h = 0; h < decision.held.length; h++) append(spilled, spillSync(job, converted, decision, decision.held[h]))
   return finishResult(job, converted, decision, spilled, structured)
 }
 
@@ -294,15 +297,15 @@ async function convertToolResult(result, options) {
   for (let i = 0; i < reads.length; i++) {
     const read = reads[i]
     if (read instanceof LongText) {
-      append(pending, [started(boundText('async', read, job.settings, job.handle)), read])
+      append(pending, [started(boundText(job.handle, read)), read])
       continue
     }
     if (!(read instanceof Media)) {
       append(pending, read === null ? null : textEntry(read))
       continue
     }
-    const answer = dataSize(read.data) <= INLINE_MAX_DATA ? resultMedia('inline', job, read) : undefined
-    append(pending, answer === undefined ? [started(resultMedia('async', job, read)), read] : fromResultAnswer(answer, read))
+    const answer = dataSize(read.data) <= INLINE_MAX_DATA ? resultMediaInline(job, i, read) : undefined
+    append(pending, answer === undefined ? [started(resultMediaAsync(job, i, read)), read] : fromResultAnswer(answer, read))
   }
   const structuring = job.read.structured === undefined ? undefined : started(structuredEntryAsync(job))
   const converted = []
@@ -314,10 +317,10 @@ async function convertToolResult(result, options) {
   }
   const decision = planResult(job, converted)
   const saving = []
-  for (let h = 0; h < decision.held.length; h++) append(saving, started(spill('async', job, converted, decision, decision.held[h])))
+  for (let h = 0; h < decision.held.length; h++) append(saving, started(spillAsync(job, converted, decision, decision.held[h])))
   const spilled = []
   for (let h = 0; h < saving.length; h++) append(spilled, await saving[h])
   return finishResult(job, converted, decision, spilled, structuring === undefined ? undefined : await structuring)
 }
 
-module.exports = { convertToolResult, convertToolResultSync, resultMedia, fromResultAnswer, planResult, spill }
+module.exports = { convertToolResult, convertToolResultSync, resultMediaSync, fromResultAnswer, planResult, spillSync }

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 use crate::base64_data;
+use crate::budget::RequestExcess;
 use crate::charset;
 use crate::classify::{self, Classification};
 use crate::image_fit::{self, FitImages, Target};
@@ -72,27 +73,6 @@ pub enum ModelPart {
     },
 }
 
-/// Convert a media part for `profile`, text bounded by `cap`, saving what
-/// cannot be sent in `store`.
-pub fn media_to_content(
-    part: &MediaPart,
-    profile: &Profile,
-    cap: TextCap,
-    store: &ToolOutputStore,
-) -> ModelPart {
-    convert(part, profile, cap, store, NoteStyle::Standard).part
-}
-
-/// Convert a media part unless that needs a disk write: `None` when the
-/// part must be saved, so a caller on the JS thread can hand it to a worker.
-pub fn media_to_content_without_disk(
-    part: &MediaPart,
-    profile: &Profile,
-    cap: TextCap,
-) -> Option<ModelPart> {
-    convert_without_disk(part, profile, cap).map(|c| c.part)
-}
-
 /// How the note for a sendable part held back by a limit reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoteStyle {
@@ -141,163 +121,226 @@ impl Converted {
     }
 }
 
-/// [`media_to_content`], telling what was attached or saved.
-pub fn convert(
-    part: &MediaPart,
-    profile: &Profile,
-    cap: TextCap,
-    store: &ToolOutputStore,
-    style: NoteStyle,
-) -> Converted {
-    convert_fitting(part, profile, cap, FitImages::OFF, store, style)
+/// How media parts are converted: for which provider, the text cap,
+/// whether images are made to fit, and how the note of a part held back
+/// reads. The one entry to the per-part pipeline.
+#[derive(Debug, Clone, Copy)]
+pub struct Conversion<'p> {
+    pub profile: &'p Profile,
+    pub cap: TextCap,
+    pub fit: FitImages,
+    pub style: NoteStyle,
 }
 
-/// [`convert`], with images made to fit as `fit` says (`image_fit`).
-pub fn convert_fitting(
-    part: &MediaPart,
-    profile: &Profile,
-    cap: TextCap,
-    fit: FitImages,
-    store: &ToolOutputStore,
-    style: NoteStyle,
-) -> Converted {
-    match plan(part, profile, cap, fit) {
-        Plan::Done(converted) => converted,
-        Plan::Fit {
-            data,
-            media_type,
-            label,
-            reason,
-            as_is,
-            target,
-            animated,
-        } => {
-            let fitting = Fitting {
-                part,
+/// An attachment of a whole result the budget held back.
+#[derive(Debug, Clone, Copy)]
+pub struct Held<'a> {
+    /// Its sniffed type (the original's, when it was made to fit before).
+    pub media_type: &'a str,
+    pub reason: &'a Reason,
+    /// Where it is saved already: the part is then the original of an
+    /// image made to fit before (to a larger limit), fitted again from it
+    /// and not saved twice; the one note replaces the first.
+    pub saved_original: Option<&'a str>,
+}
+
+/// A held-back attachment converted: saved with its note, or made to fit
+/// again, with the placeholder the result keeps when media are deferred.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldPart {
+    pub converted: Converted,
+    pub placeholder: Option<String>,
+}
+
+impl<'p> Conversion<'p> {
+    /// For `profile`, texts bounded by `cap`, no image made to fit,
+    /// standard notes.
+    pub fn new(profile: &'p Profile, cap: TextCap) -> Self {
+        Conversion {
+            profile,
+            cap,
+            fit: FitImages::OFF,
+            style: NoteStyle::Standard,
+        }
+    }
+
+    /// Convert a media part, saving in `store` what cannot be sent (and the
+    /// original of an image made to fit).
+    pub fn convert(&self, part: &MediaPart, store: &ToolOutputStore) -> Converted {
+        let (profile, cap, fit, style) = (self.profile, self.cap, self.fit, self.style);
+        match plan(part, profile, cap, fit) {
+            Plan::Done(converted) => converted,
+            Plan::Fit {
+                data,
+                media_type,
                 label,
-                media_type: &media_type,
-                max_long_side: fit.max_long_side,
-                saved_original: None,
-            };
-            fitting.run(
-                &data,
                 reason,
                 as_is,
-                &target,
+                target,
                 animated,
-                store,
+            } => {
+                let fitting = Fitting {
+                    part,
+                    label,
+                    media_type: &media_type,
+                    max_long_side: fit.max_long_side,
+                    saved_original: None,
+                };
+                fitting.run(
+                    &data,
+                    reason,
+                    as_is,
+                    &target,
+                    animated,
+                    store,
+                    notes(style, profile),
+                )
+            }
+            Plan::Save {
+                data,
+                media_type,
+                label,
+                reason,
+            } => spill(
+                &data,
+                &media_type,
+                label,
+                &reason,
+                save_original(&data, &media_type, store, None),
                 notes(style, profile),
-            )
+            ),
+            Plan::SaveText {
+                data,
+                whole,
+                media_type,
+                header,
+                cap,
+            } => spill_text(&data, &whole, &media_type, header, cap, store),
         }
-        Plan::Save {
-            data,
-            media_type,
-            label,
-            reason,
-        } => spill(
-            &data,
-            &media_type,
-            label,
-            &reason,
-            save_original(&data, &media_type, store, None),
-            notes(style, profile),
-        ),
-        Plan::SaveText {
-            data,
-            whole,
-            media_type,
-            header,
-            cap,
-        } => spill_text(&data, &whole, &media_type, header, cap, store),
     }
-}
 
-/// [`media_to_content_without_disk`], telling what was attached.
-pub fn convert_without_disk(
-    part: &MediaPart,
-    profile: &Profile,
-    cap: TextCap,
-) -> Option<Converted> {
-    convert_without_disk_fitting(part, profile, cap, FitImages::OFF)
-}
-
-/// [`convert_without_disk`], with images made to fit as `fit` says: an
-/// image to fit is `None` too (its original is saved, and decoding and
-/// resizing belong off the JS thread).
-pub fn convert_without_disk_fitting(
-    part: &MediaPart,
-    profile: &Profile,
-    cap: TextCap,
-    fit: FitImages,
-) -> Option<Converted> {
-    match plan(part, profile, cap, fit) {
-        Plan::Done(converted) => Some(converted),
-        Plan::Save { .. } | Plan::SaveText { .. } | Plan::Fit { .. } => None,
+    /// [`Conversion::convert`] unless that needs a disk write: `None` for a
+    /// part to save and for an image to fit (its original is saved, and
+    /// decoding and resizing belong off the JS thread), so a caller on the
+    /// JS thread can hand it to a worker.
+    pub fn convert_in_memory(&self, part: &MediaPart) -> Option<Converted> {
+        match plan(part, self.profile, self.cap, self.fit) {
+            Plan::Done(converted) => Some(converted),
+            Plan::Save { .. } | Plan::SaveText { .. } | Plan::Fit { .. } => None,
+        }
     }
-}
 
-/// A held-back attachment of a whole result made to fit `max_side` (the
-/// many-image rule) and its `share` of the request's size (a limit and the
-/// share, in that limit's unit) instead of saved; saved as [`spill_attachment`] does
-/// when it cannot be. `saved_original`: where the original already is, when
-/// `part` is the original of an image fitted once before (to a larger
-/// limit): it is fitted again from the original, which is not saved twice,
-/// and the one note replaces the first.
-#[allow(clippy::too_many_arguments)]
-pub fn fit_attachment(
-    part: &MediaPart,
-    media_type: &str,
-    reason: &Reason,
-    max_side: Option<u32>,
-    share: Option<(SizeLimit, u64)>,
-    fit: FitImages,
-    profile: &Profile,
-    store: &ToolOutputStore,
-    style: NoteStyle,
-    saved_original: Option<&str>,
-) -> Converted {
-    let target = route::fit_target(profile, fit.max_long_side).map(|t| Target {
-        max_side: match (t.max_side, max_side) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        },
-        // A share in base64 characters is 3 decoded bytes for every 4.
-        max_bytes: share.map_or(t.max_bytes, |(limit, share)| {
-            let decoded = match limit {
-                SizeLimit::DecodedBytes(_) => share,
-                SizeLimit::Base64Chars(_) => share / 4 * 3,
-            };
-            t.max_bytes.min(decoded)
-        }),
-        ..t
-    });
-    let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {
-        return spill_attachment(
-            part,
+    /// A whole result's attachment the budget held back: when images are
+    /// made to fit and it is held by the many-image rule or the request's
+    /// size shared by its images, made to fit that rule's side and its
+    /// share; else (or when it cannot be) saved with its note.
+    pub fn hold(&self, part: &MediaPart, held: Held, store: &ToolOutputStore) -> HeldPart {
+        // The side and the size (in the request limit's unit) to fit it to.
+        let fit_to = match *held.reason {
+            Reason::Request(RequestExcess::ManyImages { max_side, .. }) if self.fit.enabled => {
+                Some((Some(max_side), None))
+            }
+            Reason::Request(RequestExcess::Share {
+                limit, share, many, ..
+            }) if self.fit.enabled => Some((many.map(|m| m.max_side), Some((limit, share)))),
+            _ => None,
+        };
+        let converted = match fit_to {
+            Some((max_side, share)) => self.fit_attachment(part, held, max_side, share, store),
+            None => self.spill_attachment(part, held, store),
+        };
+        // A fitted image goes where the others go: deferred, when they are.
+        let placeholder = match (&converted.part, self.style) {
+            (ModelPart::File { media_type, .. }, NoteStyle::Deferred) => converted
+                .attached
+                .map(|a| note::attached_below(media_type, "image", a.byte_length)),
+            _ => None,
+        };
+        HeldPart {
+            converted,
+            placeholder,
+        }
+    }
+
+    /// A held-back attachment made to fit `max_side` and its `share` of the
+    /// request's size (a limit and the share, in that limit's unit); saved
+    /// as [`Conversion::spill_attachment`] does when it cannot be.
+    fn fit_attachment(
+        &self,
+        part: &MediaPart,
+        held: Held,
+        max_side: Option<u32>,
+        share: Option<(SizeLimit, u64)>,
+        store: &ToolOutputStore,
+    ) -> Converted {
+        let Held {
             media_type,
             reason,
-            profile,
-            store,
-            style,
             saved_original,
-        );
-    };
-    let fitting = Fitting {
-        part,
-        label: label(part),
-        media_type,
-        max_long_side: fit.max_long_side,
-        saved_original,
-    };
-    fitting.run(
-        &data,
-        Some(reason.clone()),
-        None,
-        &target,
-        false,
-        store,
-        notes(style, profile),
-    )
+        } = held;
+        let (profile, fit, style) = (self.profile, self.fit, self.style);
+        let target = route::fit_target(profile, fit.max_long_side).map(|t| Target {
+            max_side: match (t.max_side, max_side) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            // A share in base64 characters is 3 decoded bytes for every 4.
+            max_bytes: share.map_or(t.max_bytes, |(limit, share)| {
+                let decoded = match limit {
+                    SizeLimit::DecodedBytes(_) => share,
+                    SizeLimit::Base64Chars(_) => share / 4 * 3,
+                };
+                t.max_bytes.min(decoded)
+            }),
+            ..t
+        });
+        let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {
+            return self.spill_attachment(part, held, store);
+        };
+        let fitting = Fitting {
+            part,
+            label: label(part),
+            media_type,
+            max_long_side: fit.max_long_side,
+            saved_original,
+        };
+        fitting.run(
+            &data,
+            Some(reason.clone()),
+            None,
+            &target,
+            false,
+            store,
+            notes(style, profile),
+        )
+    }
+
+    /// Save a part that could be attached but is held back: `held` says its
+    /// sniffed type, why it stays out and where it is saved already.
+    fn spill_attachment(&self, part: &MediaPart, held: Held, store: &ToolOutputStore) -> Converted {
+        let Held {
+            media_type,
+            reason,
+            saved_original,
+        } = held;
+        let label = label(part);
+        match Data::open(part.payload) {
+            Ok(data) => spill(
+                &data,
+                media_type,
+                label,
+                reason,
+                save_original(&data, media_type, store, saved_original),
+                notes(self.style, self.profile),
+            ),
+            Err(error) => {
+                let problem = format!("invalid base64 data ({error})");
+                Converted::part(ModelPart::Text(note::unreadable(
+                    label, media_type, &problem,
+                )))
+            }
+        }
+    }
 }
 
 /// An image being made to fit, and what its note needs.
@@ -307,7 +350,7 @@ struct Fitting<'p, 'a> {
     /// The source's (sniffed) type.
     media_type: &'p str,
     max_long_side: Option<u32>,
-    /// Where the source is saved already, if it is (see [`fit_attachment`]).
+    /// Where the source is saved already, if it is (see [`Held`]).
     saved_original: Option<&'p str>,
 }
 
@@ -415,37 +458,6 @@ fn with_extension(name: &str, extension: &str) -> String {
         _ => name,
     };
     format!("{stem}.{extension}")
-}
-
-/// Save a part that could be attached but is held back (a whole result's
-/// budget): `media_type` is its sniffed type, `reason` why it stays out;
-/// `saved_original`: where it is saved already (see [`fit_attachment`]).
-pub fn spill_attachment(
-    part: &MediaPart,
-    media_type: &str,
-    reason: &Reason,
-    profile: &Profile,
-    store: &ToolOutputStore,
-    style: NoteStyle,
-    saved_original: Option<&str>,
-) -> Converted {
-    let label = label(part);
-    match Data::open(part.payload) {
-        Ok(data) => spill(
-            &data,
-            media_type,
-            label,
-            reason,
-            save_original(&data, media_type, store, saved_original),
-            notes(style, profile),
-        ),
-        Err(error) => {
-            let problem = format!("invalid base64 data ({error})");
-            Converted::part(ModelPart::Text(note::unreadable(
-                label, media_type, &problem,
-            )))
-        }
-    }
 }
 
 /// A media part's outcome, short of the disk write a spill needs.
@@ -873,6 +885,26 @@ mod tests {
 
     const CAP: TextCap = Some(text_cap::DEFAULT_MAX_TEXT_TOKENS);
 
+    /// The default profile's part for `part`, saving in `store`.
+    fn to_content(part: &MediaPart, cap: TextCap, store: &ToolOutputStore) -> ModelPart {
+        Conversion::new(&DEFAULT, cap).convert(part, store).part
+    }
+
+    /// The default profile's part for `part`, unless that needs a disk write.
+    fn in_memory(part: &MediaPart, cap: TextCap) -> Option<ModelPart> {
+        Conversion::new(&DEFAULT, cap)
+            .convert_in_memory(part)
+            .map(|c| c.part)
+    }
+
+    /// The default profile's conversion, notes in `style`.
+    fn styled(style: NoteStyle) -> Conversion<'static> {
+        Conversion {
+            style,
+            ..Conversion::new(&DEFAULT, CAP)
+        }
+    }
+
     fn store() -> (tempfile::TempDir, ToolOutputStore) {
         let dir = tempfile::tempdir().unwrap();
         let store = ToolOutputStore::new(Some(dir.path().join("out")), None).unwrap();
@@ -894,7 +926,7 @@ mod tests {
         let b64 = base64_data::encode(b"# Title\n\nBody");
         let part = resource("file:///README.md", "text/markdown", &b64);
         assert_eq!(
-            media_to_content(&part, &DEFAULT, CAP, &store),
+            to_content(&part, CAP, &store),
             ModelPart::Text("[Resource file:///README.md (text/markdown)]\n# Title\n\nBody".into())
         );
     }
@@ -928,7 +960,7 @@ mod tests {
             let b64 = base64_data::encode(bytes);
             let part = resource("file:///a.txt", declared, &b64);
             assert_eq!(
-                media_to_content(&part, &DEFAULT, CAP, &store),
+                to_content(&part, CAP, &store),
                 ModelPart::Text(expected.into()),
                 "{declared}"
             );
@@ -947,7 +979,7 @@ mod tests {
             .collect();
         let b64 = base64_data::encode(&bytes);
         let part = resource("file:///x.txt", "text/plain; charset=shift_jis", &b64);
-        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+        let ModelPart::Text(text) = to_content(&part, CAP, &store) else {
             panic!("expected a note");
         };
         let prefix = "[Binary resource file:///x.txt (text/plain, 2000 bytes): declared text/plain but the bytes are not text";
@@ -988,7 +1020,7 @@ mod tests {
         for (bytes, declared) in cases {
             let b64 = base64_data::encode(bytes);
             let part = resource("file:///a", &declared, &b64);
-            let ModelPart::Text(note) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+            let ModelPart::Text(note) = to_content(&part, CAP, &store) else {
                 panic!("{declared:?} was attached");
             };
             assert_eq!(note.lines().count(), 1, "{note:?}");
@@ -1023,7 +1055,7 @@ mod tests {
             "application/vnd.apache.parquet",
             &b64,
         );
-        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+        let ModelPart::Text(text) = to_content(&part, CAP, &store) else {
             panic!("expected a note");
         };
         let prefix = "[Binary resource file:///data.parquet (application/vnd.apache.parquet, 12 bytes): application/vnd.apache.parquet is not accepted; saved to ";
@@ -1047,7 +1079,7 @@ mod tests {
             Payload::Base64(wrapped.as_bytes()),
         );
         assert_eq!(
-            media_to_content(&part, &DEFAULT, CAP, &store),
+            to_content(&part, CAP, &store),
             ModelPart::File {
                 media_type: "image/png",
                 data: Base64Output::Encoded(canonical),
@@ -1060,7 +1092,7 @@ mod tests {
         let wrapped = line_broken_unpadded(&base64_data::encode(&over));
         for payload in [Payload::Base64(wrapped.as_bytes()), Payload::Bytes(&over)] {
             let part = MediaPart::new(MediaKind::Image, None, Some("image/png"), payload);
-            let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+            let ModelPart::Text(text) = to_content(&part, CAP, &store) else {
                 panic!("an image over the limit was attached");
             };
             let prefix = "[Binary image (image/png, 3932161 bytes): 5.3 MB as base64, over the 5.2 MB limit; saved to ";
@@ -1083,7 +1115,7 @@ mod tests {
             Some("image/png"),
             Payload::Bytes(&png),
         );
-        let converted = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Standard);
+        let converted = styled(NoteStyle::Standard).convert(&part, &store);
         assert!(matches!(converted.part, ModelPart::File { .. }));
         let attached = converted.attached.unwrap();
         assert_eq!(attached.byte_length, 60_000);
@@ -1097,7 +1129,7 @@ mod tests {
             Some("image/png"),
             Payload::Bytes(&over),
         );
-        let standard = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Standard);
+        let standard = styled(NoteStyle::Standard).convert(&part, &store);
         let saved = standard.saved.clone().unwrap();
         assert_eq!(
             (saved.byte_length, saved.media_type.as_str()),
@@ -1112,7 +1144,7 @@ mod tests {
             "{text}"
         );
         // Deferred style: decocms' words, the reason and the path.
-        let deferred = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Deferred);
+        let deferred = styled(NoteStyle::Deferred).convert(&part, &store);
         let path = deferred.saved.unwrap().path;
         assert_eq!(
             deferred.part,
@@ -1123,8 +1155,7 @@ mod tests {
         // A type the provider does not take keeps the binary note.
         let bmp = b"BM\x3a\x00\x00\x00\x00\x00\x00\x00\x36\x00\x00\x00\x28\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01\x00\x18\x00\x00\x00\x00\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\x00";
         let part = MediaPart::new(MediaKind::Image, None, None, Payload::Bytes(bmp));
-        let ModelPart::Text(text) = convert(&part, &DEFAULT, CAP, &store, NoteStyle::Deferred).part
-        else {
+        let ModelPart::Text(text) = styled(NoteStyle::Deferred).convert(&part, &store).part else {
             panic!("a bmp was attached");
         };
         assert!(
@@ -1136,7 +1167,73 @@ mod tests {
     }
 
     #[test]
-    fn spill_attachment_saves_with_the_reason_given() {
+    fn a_held_image_is_made_to_fit_the_rule_and_deferred_like_the_others() {
+        use crate::budget::RequestExcess;
+        let (_dir, store) = store();
+        let (width, height) = (2500u32, 100u32);
+        let mut bytes = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut bytes, width, height);
+            encoder.set_color(png::ColorType::Rgb);
+            let mut writer = encoder.write_header().unwrap();
+            let pixels: Vec<u8> = (0..width * height * 3).map(|i| (i % 251) as u8).collect();
+            writer.write_image_data(&pixels).unwrap();
+        }
+        let b64 = base64_data::encode(&bytes);
+        let part = MediaPart::new(
+            MediaKind::Image,
+            None,
+            None,
+            Payload::Base64(b64.as_bytes()),
+        );
+        let reason = Reason::Request(RequestExcess::ManyImages {
+            width,
+            height,
+            max_side: 2000,
+            over: 20,
+        });
+        let held = Held {
+            media_type: "image/png",
+            reason: &reason,
+            saved_original: None,
+        };
+        let fitting = |style| Conversion {
+            fit: FitImages {
+                enabled: true,
+                max_long_side: None,
+            },
+            ..styled(style)
+        };
+        let deferred = fitting(NoteStyle::Deferred).hold(&part, held, &store);
+        let ModelPart::File { media_type, .. } = deferred.converted.part else {
+            panic!("not fitted: {:?}", deferred.converted.part);
+        };
+        let attached = deferred.converted.attached.unwrap();
+        assert_eq!(attached.dimensions, Some((2000, 80)));
+        assert_eq!(
+            deferred.placeholder,
+            Some(note::attached_below(
+                media_type,
+                "image",
+                attached.byte_length
+            ))
+        );
+        assert_eq!(
+            deferred.converted.saved.unwrap().byte_length,
+            bytes.len() as u64
+        );
+        // Kept in the result when media are not deferred; saved when images
+        // are not made to fit.
+        let standard = fitting(NoteStyle::Standard).hold(&part, held, &store);
+        assert!(matches!(standard.converted.part, ModelPart::File { .. }));
+        assert_eq!(standard.placeholder, None);
+        let saved = styled(NoteStyle::Deferred).hold(&part, held, &store);
+        assert!(matches!(saved.converted.part, ModelPart::Text(_)));
+        assert_eq!(saved.placeholder, None);
+    }
+
+    #[test]
+    fn a_held_attachment_is_saved_with_the_reason_given() {
         use crate::budget::RequestExcess;
         let (_dir, store) = store();
         let bytes = crate::route::tests::png_of_len(60_000);
@@ -1144,15 +1241,15 @@ mod tests {
         let part = resource("file:///shot.png", "image/png", &b64);
         let reason = Reason::Request(RequestExcess::Images { max: 20 });
         let spill = |style, saved_original| {
-            spill_attachment(
-                &part,
-                "image/png",
-                &reason,
-                &DEFAULT,
-                &store,
-                style,
+            let held = Held {
+                media_type: "image/png",
+                reason: &reason,
                 saved_original,
-            )
+            };
+            let held = styled(style).hold(&part, held, &store);
+            // Nothing fitted, so nothing is deferred in its place.
+            assert_eq!(held.placeholder, None);
+            held.converted
         };
         let converted = spill(NoteStyle::Standard, None);
         let path = converted.saved.unwrap().path;
@@ -1183,7 +1280,7 @@ mod tests {
         let (dir, store) = store();
         let part = resource("file:///x.png", "image/png", "ab!d");
         assert_eq!(
-            media_to_content(&part, &DEFAULT, CAP, &store),
+            to_content(&part, CAP, &store),
             ModelPart::Text(
                 "[Resource file:///x.png (image/png): invalid base64 data (unexpected character '!' at symbol 2); nothing was saved]".into()
             )
@@ -1195,7 +1292,7 @@ mod tests {
             payload: Payload::Base64(b""),
         };
         assert_eq!(
-            media_to_content(&part, &DEFAULT, CAP, &store),
+            to_content(&part, CAP, &store),
             ModelPart::Text("[Image (image/png): empty data; nothing was saved]".into())
         );
         assert!(!dir.path().join("out").exists());
@@ -1213,7 +1310,7 @@ mod tests {
             declared_media_type: Some("audio/x-thing"),
             payload: Payload::Bytes(b"\x00\x01\x02\x03"),
         };
-        let ModelPart::Text(text) = media_to_content(&part, &DEFAULT, CAP, &store) else {
+        let ModelPart::Text(text) = to_content(&part, CAP, &store) else {
             panic!("expected a note");
         };
         assert!(
@@ -1229,7 +1326,7 @@ mod tests {
         let markdown = base64_data::encode(b"# Title");
         let part = resource("file:///README.md", "text/markdown", &markdown);
         assert_eq!(
-            media_to_content_without_disk(&part, &DEFAULT, CAP),
+            in_memory(&part, CAP),
             Some(ModelPart::Text(
                 "[Resource file:///README.md (text/markdown)]\n# Title".into()
             ))
@@ -1240,7 +1337,7 @@ mod tests {
             "application/vnd.apache.parquet",
             &parquet,
         );
-        assert_eq!(media_to_content_without_disk(&part, &DEFAULT, CAP), None);
+        assert_eq!(in_memory(&part, CAP), None);
     }
 
     #[test]
@@ -1299,7 +1396,7 @@ mod tests {
         let b64 = base64_data::encode(b"a,b\n1,2\n");
         let part = resource("file:///t.csv", "text/csv; header=present", &b64);
         assert_eq!(
-            media_to_content(&part, &DEFAULT, CAP, &store),
+            to_content(&part, CAP, &store),
             ModelPart::Text(
                 "[Resource file:///t.csv (text/csv; header=present)]\na,b\n1,2\n".into()
             )
@@ -1307,7 +1404,7 @@ mod tests {
         // Sent as text/plain, not as the declared type: its parameters go.
         let part = resource("file:///t", "application/octet-stream; charset=utf-8", &b64);
         assert_eq!(
-            media_to_content(&part, &DEFAULT, CAP, &store),
+            to_content(&part, CAP, &store),
             ModelPart::Text("[Resource file:///t (text/plain)]\na,b\n1,2\n".into())
         );
     }
@@ -1336,7 +1433,7 @@ mod tests {
                 payload,
             );
             assert_eq!(
-                media_to_content(&part, &DEFAULT, CAP, &store),
+                to_content(&part, CAP, &store),
                 ModelPart::File {
                     media_type: "image/png",
                     data: Base64Output::Encoded(repaired.clone()),
@@ -1370,11 +1467,8 @@ mod tests {
             .collect();
         let b64 = base64_data::encode(text.as_bytes());
         let part = resource("file:///big.md", "text/markdown", &b64);
-        assert_eq!(
-            media_to_content_without_disk(&part, &DEFAULT, Some(1000)),
-            None
-        );
-        let ModelPart::Text(out) = media_to_content(&part, &DEFAULT, Some(1000), &store) else {
+        assert_eq!(in_memory(&part, Some(1000)), None);
+        let ModelPart::Text(out) = to_content(&part, Some(1000), &store) else {
             panic!("expected text");
         };
         assert!(out.starts_with("[Resource file:///big.md (text/markdown)]\nrow 0: some words\n"));
@@ -1386,7 +1480,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(saved_path(note)).unwrap(), text);
         assert!(saved_path(note).ends_with(".md"));
         // Off: the whole text.
-        let ModelPart::Text(out) = media_to_content(&part, &DEFAULT, None, &store) else {
+        let ModelPart::Text(out) = to_content(&part, None, &store) else {
             panic!("expected text");
         };
         assert!(out.ends_with("row 1999: some words\n"));
@@ -1404,7 +1498,7 @@ mod tests {
             Some("text/plain"),
             Payload::Bytes(text.as_bytes()),
         );
-        let ModelPart::Text(out) = media_to_content(&part, &DEFAULT, Some(100), &store) else {
+        let ModelPart::Text(out) = to_content(&part, Some(100), &store) else {
             panic!("expected text");
         };
         let body = out

@@ -2,6 +2,11 @@
 //! and 1.5 tokens per CJK character (those scripts tokenize far less
 //! densely). An estimate for budgeting, not any tokenizer's count.
 
+/// The most one character (or UTF-16 unit) can add to [`estimate`]: a
+/// text of `n` units whose `n * MOST_TOKENS_PER_CHAR` is within a whole
+/// number cap is within it, uncounted.
+pub const MOST_TOKENS_PER_CHAR: f64 = 1.5;
+
 /// `ceil(other characters / 4) + ceil(CJK characters * 1.5)`, counting
 /// Unicode scalar values.
 pub fn estimate(text: &str) -> u64 {
@@ -54,5 +59,28 @@ mod tests {
         // An emoji is one character, not CJK.
         assert_eq!(estimate("\u{1F600}"), 1);
         assert_eq!(estimate(&"x".repeat(100_000)), 25_000);
+    }
+
+    #[test]
+    fn no_text_costs_more_than_its_length_says() {
+        for text in [
+            "",
+            "a",
+            "日",
+            "日本",
+            "日本語",
+            "日a",
+            "\u{20000}",
+            "abcde日本語",
+            "한국어 텍스트",
+        ] {
+            let units = text.encode_utf16().count() as f64;
+            let most = (units * MOST_TOKENS_PER_CHAR).ceil() as u64;
+            assert!(
+                estimate(text) <= most,
+                "{text:?}: {} > {most}",
+                estimate(text)
+            );
+        }
     }
 }

@@ -47,7 +47,7 @@ pub fn decide(profile: &Profile, defer: bool, candidates: &[Candidate]) -> Vec<V
 }
 
 /// [`decide`]; with `fit`, images over the many-image side limit are held
-/// with that reason to be fitted to it (`content::fit_attachment`), and
+/// with that reason to be fitted to it (`content::Conversion::hold`), and
 /// every such image is, since none leaves the request.
 /// `prior_images`: images the request carries already (see `budget`).
 pub fn decide_fitting(

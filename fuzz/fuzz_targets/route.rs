@@ -1,6 +1,6 @@
 //! The whole decision for one media part (classify, route, the part or
 //! note made) with the default profile, short of the disk write:
-//! `content::media_to_content_without_disk` and `classify::classify`.
+//! `content::Conversion::convert_in_memory` and `classify::classify`.
 //!
 //! Input: the declared type (an index into a small dictionary), flags (part
 //! kind, uri, bit 4: the data is itself the base64 string), a base64 form,
@@ -26,7 +26,7 @@
 use libfuzzer_sys::fuzz_target;
 use mcp_content::base64_data;
 use mcp_content::classify::{self, Classification};
-use mcp_content::content::{self, MediaKind, MediaPart, ModelPart};
+use mcp_content::content::{Conversion, MediaKind, MediaPart, ModelPart};
 use mcp_content::payload::{Base64Output, Payload};
 use mcp_content::provider::DEFAULT;
 use mcp_content::sniff::{self, Soundness, Window, HEAD_LEN, TAIL_LEN};
@@ -72,7 +72,8 @@ struct Case<'a> {
 impl Case<'_> {
     fn run(&self, payload: Payload) -> (Verdict, Classification) {
         let part = MediaPart::new(self.kind, self.uri, self.declared, payload);
-        let verdict = match content::media_to_content_without_disk(&part, &DEFAULT, TEXT_CAP) {
+        let converted = Conversion::new(&DEFAULT, TEXT_CAP).convert_in_memory(&part);
+        let verdict = match converted.map(|c| c.part) {
             None => Verdict::Save,
             Some(ModelPart::Text(text)) => Verdict::Text(text),
             Some(ModelPart::File {

@@ -1,0 +1,504 @@
+//! Whole tool results: a handle on one result being converted, its media
+//! parts converted and recorded, the core's verdicts on its attachments,
+//! and the attachments held back saved (or made to fit again).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use napi::bindgen_prelude::*;
+use napi::{Unknown, ValueType};
+use napi_derive::napi;
+
+use super::answer::{Base64Value, List, SavedFile};
+use super::args::{bool_arg, count_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
+use super::media::{answered, checked_copy, convert, MediaFields};
+use super::settings::{settings_of, Settings};
+use super::{from_napi, guarded, invalid, on_pool, OnPool, PoolWork};
+use crate::budget::Candidate;
+use crate::content::{self, Converted, Held, HeldPart, MediaKind, MediaPart, ModelPart, NoteStyle};
+use crate::payload::Payload;
+use crate::route::Reason;
+use crate::store::KeptFiles;
+use crate::tool_result::{self, DeferMode, Verdict};
+
+/// One tool result being converted: its settings (whose store never evicts
+/// what the result saved), whether media are deferred, its attachments by
+/// content position and the core's verdicts on them. The entry holds it as
+/// an opaque handle for the duration of one `convertToolResult`.
+pub(super) struct ResultPlan {
+    pub settings: Settings,
+    defer: bool,
+    /// Images the request carries already (`priorImages`).
+    prior_images: u32,
+    /// Recorded as each media part is converted, on whichever thread.
+    attachments: Arc<Mutex<BTreeMap<u32, Attachment>>>,
+    /// In content order, once decided.
+    held: Vec<(Attachment, Verdict)>,
+}
+
+/// A file part of the result, as the budget and a later spill need it.
+#[derive(Clone)]
+struct Attachment {
+    kind: MediaKind,
+    uri: Option<String>,
+    media_type: &'static str,
+    byte_length: u64,
+    dimensions: Option<(u32, u32)>,
+    pages: Option<u32>,
+    /// The original of an image made to fit, saved already.
+    original: Option<content::Saved>,
+}
+
+type ResultHandle = External<ResultPlan>;
+
+/// The plan behind a handle. Node-API checks the handle was made by this
+/// addon for this type.
+pub(super) fn plan_of<'a>(value: &Unknown<'a>) -> Result<&'a mut ResultPlan, String> {
+    // SAFETY: `from_napi_mut_ref` confirms that the external's payload is a
+    // live `ResultHandle` made by this binary. The reference is used within
+    // the current native call only (no JS runs meanwhile), while the handle
+    // on this call's stack keeps the external alive, so no other reference
+    // to it exists while this one does.
+    let handle = unsafe { ResultHandle::from_napi_mut_ref(value.value().env, value.raw()) }
+        .map_err(|_| invalid("`result` must be a result handle"))?;
+    Ok(&mut **handle)
+}
+
+fn lock(
+    attachments: &Mutex<BTreeMap<u32, Attachment>>,
+) -> MutexGuard<'_, BTreeMap<u32, Attachment>> {
+    // Inserts and reads only: a poisoned map is still whole.
+    attachments.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// `deferMedia`: true, false, 'auto', or absent (= 'auto').
+fn defer_arg(value: Option<Unknown>) -> Result<DeferMode, String> {
+    let Some(value) = value.filter(|v| !is_nullish(v).unwrap_or(false)) else {
+        return Ok(DeferMode::Auto);
+    };
+    let refused = || invalid("`deferMedia` must be true, false or 'auto'");
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Boolean => Ok(if bool_arg(Some(value), "deferMedia")? {
+            DeferMode::Always
+        } else {
+            DeferMode::Never
+        }),
+        ValueType::String => match string_arg(Some(value), "deferMedia")?.as_deref() {
+            Some("auto") => Ok(DeferMode::Auto),
+            _ => Err(refused()),
+        },
+        _ => Err(refused()),
+    }
+}
+
+/// Start converting a tool result with `settings`, deferring media as
+/// `deferMedia` says, in a request that carries `priorImages` already.
+#[napi(
+    catch_unwind,
+    ts_args_type = "settings: SettingsHandle, deferMedia: unknown, priorImages: unknown",
+    ts_return_type = "ResultHandle"
+)]
+pub fn result_new(
+    settings: Unknown,
+    defer_media: Option<Unknown>,
+    prior_images: Option<Unknown>,
+) -> Result<ResultHandle, String> {
+    let mut settings = settings_of(&settings)?;
+    let defer = defer_arg(defer_media)?.defers(settings.profile);
+    let prior_images = count_arg(prior_images, "priorImages")?.unwrap_or(0);
+    let kept = Arc::new(KeptFiles::default());
+    settings.store = Arc::new(settings.store.keeping(&kept));
+    Ok(External::new(ResultPlan {
+        settings,
+        defer,
+        prior_images,
+        attachments: Arc::default(),
+        held: Vec::new(),
+    }))
+}
+
+js_answer! {
+    // A media part of a result converted to a file part.
+    pub struct ResultFile {
+        #[ts("'file'")]
+        kind: String = "kind",
+        media_type: String = "mediaType",
+        #[ts("string | Buffer | null")]
+        data: Base64Value = "data",
+        uri: Option<String> = "uri",
+        filename: Option<String> = "filename",
+        // What goes beside an image made to fit.
+        note: Option<String> = "note",
+        // A file spilled, or the original of an image made to fit.
+        saved: Option<SavedFile> = "saved",
+        // For an image fitted after the budget while media are deferred:
+        // the text the result keeps.
+        placeholder: Option<String> = "placeholder",
+    }
+}
+
+js_answer! {
+    // A media part of a result converted to text (a note, or the text of
+    // a text resource).
+    pub struct ResultText {
+        #[ts("'text'")]
+        kind: String = "kind",
+        text: String = "text",
+        // The file the part was saved in, if any.
+        saved: Option<SavedFile> = "saved",
+    }
+}
+
+type ResultAnswer = Either<ResultText, ResultFile>;
+
+fn result_answer(
+    converted: Converted,
+    checked_copy: Option<Vec<u8>>,
+    placeholder: Option<String>,
+) -> ResultAnswer {
+    let Converted {
+        part, saved, note, ..
+    } = converted;
+    let saved = saved.map(SavedFile::from);
+    match part {
+        ModelPart::Text(text) => Either::A(ResultText {
+            kind: "text".into(),
+            text,
+            saved,
+        }),
+        ModelPart::File {
+            media_type,
+            data,
+            uri,
+            filename,
+        } => Either::B(ResultFile {
+            kind: "file".into(),
+            media_type: media_type.to_string(),
+            data: Base64Value::new(data, checked_copy),
+            uri,
+            filename,
+            note,
+            saved,
+            placeholder,
+        }),
+    }
+}
+
+fn style(defer: bool) -> NoteStyle {
+    if defer {
+        NoteStyle::Deferred
+    } else {
+        NoteStyle::Standard
+    }
+}
+
+/// One media part of a result to convert, owned.
+pub struct ResultMediaWork {
+    /// The part's position in the result's content.
+    position: u32,
+    fields: MediaFields,
+    settings: Settings,
+    style: NoteStyle,
+    attachments: Arc<Mutex<BTreeMap<u32, Attachment>>>,
+    data: OwnedData,
+}
+
+impl ResultMediaWork {
+    fn convert(&self, payload: Payload, disk: bool) -> Result<Option<Converted>, String> {
+        let converted = convert(&self.fields, payload, &self.settings, self.style, disk)?;
+        if let Some(converted) = &converted {
+            self.record(converted);
+        }
+        Ok(converted)
+    }
+
+    /// Record a file part for the budget (with the original of an image
+    /// made to fit, which a spill must not save again).
+    fn record(&self, converted: &Converted) {
+        let ModelPart::File { media_type, .. } = &converted.part else {
+            return;
+        };
+        let attached = converted.attached;
+        let attachment = Attachment {
+            kind: self.fields.kind,
+            uri: self.fields.uri.clone(),
+            media_type,
+            byte_length: attached.map_or(0, |a| a.byte_length),
+            dimensions: attached.and_then(|a| a.dimensions),
+            pages: attached.and_then(|a| a.pages),
+            original: converted.saved.clone().filter(|_| converted.note.is_some()),
+        };
+        lock(&self.attachments).insert(self.position, attachment);
+    }
+}
+
+impl PoolWork for ResultMediaWork {
+    type Answer = ResultAnswer;
+
+    fn run(&mut self) -> Result<ResultAnswer, String> {
+        let converted = answered(self.convert(self.data.payload(), true)?)?;
+        let copy = checked_copy(&converted, &mut self.data);
+        Ok(result_answer(converted, copy, None))
+    }
+}
+
+/// A media part of a result at `position` in its content, with its data
+/// still to be read.
+fn result_media_work(
+    result: &Unknown,
+    position: Unknown,
+    kind: Unknown,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+) -> Result<ResultMediaWork, String> {
+    let plan = plan_of(result)?;
+    let position =
+        count_arg(Some(position), "position")?.ok_or_else(|| invalid("`position` is required"))?;
+    Ok(ResultMediaWork {
+        position,
+        fields: MediaFields::read(kind, mime_type, uri)?,
+        settings: plan.settings.clone(),
+        style: style(plan.defer),
+        attachments: Arc::clone(&plan.attachments),
+        data: OwnedData::Absent,
+    })
+}
+
+/// Convert the media part at `position` of a result here, as
+/// `convertMediaSync` does with the result's settings and note style,
+/// recording what it attached.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, position: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "ResultText | ResultFile"
+)]
+pub fn result_media_sync(
+    result: Unknown,
+    position: Unknown,
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<ResultAnswer, String> {
+    let work = result_media_work(&result, position, kind, mime_type, uri)?;
+    let data = DataArg::read(data, data_is_latin1)?;
+    let converted = answered(data.with_payload("data", |p| work.convert(p, true))??)?;
+    Ok(result_answer(converted, None, None))
+}
+
+/// `resultMediaSync`, or `undefined` when the part needs a disk write.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, position: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "ResultText | ResultFile | undefined"
+)]
+pub fn result_media_inline(
+    result: Unknown,
+    position: Unknown,
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<Either<ResultAnswer, Undefined>, String> {
+    let work = result_media_work(&result, position, kind, mime_type, uri)?;
+    let data = DataArg::read(data, data_is_latin1)?;
+    let converted = data.with_payload("data", |p| work.convert(p, false))??;
+    // `undefined`, not `null`: the entry tells the two apart from an answer.
+    Ok(converted.map_or(Either::B(()), |c| Either::A(result_answer(c, None, None))))
+}
+
+/// A promise of `resultMediaSync` done on the libuv thread pool, from a
+/// copy of the data.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, position: number, kind: 'image' | 'audio' | 'media' | 'resource', data: string | Uint8Array | undefined | null, mimeType: unknown, uri: unknown, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "Promise<ResultText | ResultFile>"
+)]
+pub fn result_media(
+    result: Unknown,
+    position: Unknown,
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<AsyncTask<OnPool<ResultMediaWork>>, String> {
+    let mut work = result_media_work(&result, position, kind, mime_type, uri)?;
+    work.data = DataArg::read(data, data_is_latin1)?.into_owned("data")?;
+    Ok(on_pool(work))
+}
+
+js_answer! {
+    // Where each attachment of a result goes, and the text an error
+    // result without text gets first.
+    pub struct Decision {
+        // Per attachment in content order: `true` (stays in the result),
+        // the placeholder the result keeps (deferred), or `false` (held
+        // back: `resultSpill` saves it or makes it fit again).
+        #[ts("Array<boolean | string>")]
+        verdicts: List<Either<bool, String>> = "verdicts",
+        // Per attachment: made to fit when converted, its original saved.
+        // Held back, it is given to `resultSpill` as the original part's
+        // data, and the spill's answer has its one note and saved file.
+        #[ts("Array<boolean>")]
+        fitted_before: List<bool> = "fittedBefore",
+        error_text: Option<String> = "errorText",
+    }
+}
+
+/// Decide where each attachment recorded so far goes.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, isError: boolean, hasText: boolean",
+    ts_return_type = "Decision"
+)]
+pub fn result_decide(
+    result: Unknown,
+    is_error: Option<Unknown>,
+    has_text: Option<Unknown>,
+) -> Result<Decision, String> {
+    let plan = plan_of(&result)?;
+    let is_error = bool_arg(is_error, "isError")?;
+    let has_text = bool_arg(has_text, "hasText")?;
+    let attachments: Vec<Attachment> = lock(&plan.attachments).values().cloned().collect();
+    let candidates: Vec<Candidate> = attachments
+        .iter()
+        .map(|a| Candidate {
+            media_type: a.media_type,
+            byte_length: a.byte_length,
+            dimensions: a.dimensions,
+            pages: a.pages,
+        })
+        .collect();
+    let (profile, defer, fit, prior) = (
+        plan.settings.profile,
+        plan.defer,
+        plan.settings.fit.enabled,
+        plan.prior_images,
+    );
+    let verdicts = guarded(|| {
+        Ok(tool_result::decide_fitting(
+            profile,
+            defer,
+            &candidates,
+            fit,
+            prior,
+        ))
+    })?;
+    let answer = Decision {
+        verdicts: List(
+            verdicts
+                .iter()
+                .map(|verdict| match verdict {
+                    Verdict::InResult => Either::A(true),
+                    Verdict::Deferred { placeholder } => Either::B(placeholder.clone()),
+                    Verdict::Held(_) => Either::A(false),
+                })
+                .collect(),
+        ),
+        fitted_before: List(attachments.iter().map(|a| a.original.is_some()).collect()),
+        error_text: tool_result::error_text(is_error, has_text),
+    };
+    plan.held = attachments.into_iter().zip(verdicts).collect();
+    Ok(answer)
+}
+
+/// An attachment held back, to save (or make fit again), owned.
+pub struct SpillWork {
+    attachment: Attachment,
+    reason: Reason,
+    settings: Settings,
+    defer: bool,
+    data: OwnedData,
+}
+
+impl SpillWork {
+    /// Save it, or make it fit again (the core's [`content::Conversion::hold`]).
+    fn spill(&self, payload: Payload) -> Result<ResultAnswer, String> {
+        let attachment = &self.attachment;
+        let part = MediaPart::new(attachment.kind, attachment.uri.as_deref(), None, payload);
+        let held = match &attachment.original {
+            Some(original) => Held {
+                media_type: &original.media_type,
+                reason: &self.reason,
+                saved_original: Some(&original.path),
+            },
+            None => Held {
+                media_type: attachment.media_type,
+                reason: &self.reason,
+                saved_original: None,
+            },
+        };
+        let conversion = self.settings.conversion(style(self.defer));
+        let HeldPart {
+            converted,
+            placeholder,
+        } = guarded(|| Ok(conversion.hold(&part, held, &self.settings.store)))?;
+        Ok(result_answer(converted, None, placeholder))
+    }
+}
+
+impl PoolWork for SpillWork {
+    type Answer = ResultAnswer;
+
+    fn run(&mut self) -> Result<ResultAnswer, String> {
+        self.spill(self.data.payload())
+    }
+}
+
+/// The attachment `resultDecide` held back at `index` (in attachment
+/// order), with its data still to be read.
+fn spill_work(result: &Unknown, index: Unknown) -> Result<SpillWork, String> {
+    let plan = plan_of(result)?;
+    let index = number_arg(Some(index), "index")?.unwrap_or(-1.0);
+    let position = (index >= 0.0 && index.fract() == 0.0).then_some(index as usize);
+    match position.and_then(|i| plan.held.get(i)) {
+        Some((attachment, Verdict::Held(reason))) => Ok(SpillWork {
+            attachment: attachment.clone(),
+            reason: reason.clone(),
+            settings: plan.settings.clone(),
+            defer: plan.defer,
+            data: OwnedData::Absent,
+        }),
+        _ => Err(invalid("`index` must name an attachment held back")),
+    }
+}
+
+/// Save the attachment `resultDecide` held back at `index` (`data`: its
+/// file part's base64, or for an image made to fit, the original part's
+/// data): the note and the saved file, as `resultMediaSync` answers.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, index: number, data: string | Uint8Array, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "ResultText | ResultFile"
+)]
+pub fn result_spill_sync(
+    result: Unknown,
+    index: Unknown,
+    data: Unknown,
+    data_is_latin1: Option<Unknown>,
+) -> Result<ResultAnswer, String> {
+    let work = spill_work(&result, index)?;
+    let data = DataArg::read(Some(data), data_is_latin1)?;
+    data.with_payload("data", |p| work.spill(p))?
+}
+
+/// A promise of `resultSpillSync` done on the libuv thread pool, from a
+/// copy of the data.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, index: number, data: string | Uint8Array, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "Promise<ResultText | ResultFile>"
+)]
+pub fn result_spill(
+    result: Unknown,
+    index: Unknown,
+    data: Unknown,
+    data_is_latin1: Option<Unknown>,
+) -> Result<AsyncTask<OnPool<SpillWork>>, String> {
+    let mut work = spill_work(&result, index)?;
+    work.data = DataArg::read(Some(data), data_is_latin1)?.into_owned("data")?;
+    Ok(on_pool(work))
+}

@@ -1,0 +1,186 @@
+//! `ToolOutputStore`: a store as an opaque handle, saving bytes or base64
+//! here or on the libuv thread pool, and its cleanup.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi::Unknown;
+use napi_derive::napi;
+
+use super::answer::List;
+use super::args::{is_nullish, number_arg, string_arg, DataArg, OwnedData};
+use super::{guarded, invalid, on_pool, save_error, store_error, OnPool, PoolWork};
+use crate::payload::Payload;
+use crate::save;
+use crate::store::ToolOutputStore;
+
+js_answer! {
+    // A file a store saved.
+    pub struct StoredFile {
+        path: String = "path",
+        byte_length: f64 = "byteLength",
+    }
+}
+
+js_answer! {
+    // A file `storeCleanup` removed.
+    pub struct RemovedFile {
+        name: String = "name",
+        byte_length: f64 = "byteLength",
+    }
+}
+
+/// A store as the entry holds it: an opaque handle (a Node-API external)
+/// kept in a private field of the entry's `ToolOutputStore`.
+type StoreHandle = External<Arc<ToolOutputStore>>;
+
+/// The store behind a handle. Node-API checks the handle was made by this
+/// addon for this type; the store is shared, not borrowed from JS.
+pub(super) fn store_of(value: &Unknown) -> Result<Arc<ToolOutputStore>, String> {
+    // SAFETY: `from_napi_ref` confirms that the external's payload is a live
+    // `StoreHandle` made by this binary; the reference is used here only, to
+    // clone the `Arc`, while the handle on this call's stack keeps it alive.
+    let handle = unsafe { StoreHandle::from_napi_ref(value.value().env, value.raw()) }
+        .map_err(|_| invalid("`store` must be a ToolOutputStore"))?;
+    Ok(Arc::clone(handle))
+}
+
+/// A new store: `dir` (default: the per-user temp folder), the days
+/// `cleanup` keeps files, and the size cap in bytes.
+#[napi(
+    catch_unwind,
+    ts_args_type = "dir: unknown, retentionDays: unknown, maxBytes: unknown",
+    ts_return_type = "StoreHandle"
+)]
+pub fn store_new(
+    dir: Option<Unknown>,
+    retention_days: Option<Unknown>,
+    max_bytes: Option<Unknown>,
+) -> Result<StoreHandle, String> {
+    let dir = string_arg(dir, "dir")?;
+    let retention_days = number_arg(retention_days, "retentionDays")?;
+    let max_bytes = number_arg(max_bytes, "maxBytes")?;
+    let store = ToolOutputStore::new(dir.map(PathBuf::from), retention_days)
+        .and_then(|store| store.with_max_bytes(max_bytes))
+        .map_err(store_error)?;
+    Ok(External::new(Arc::new(store)))
+}
+
+/// The folder a store saves in.
+#[napi(catch_unwind, ts_args_type = "store: StoreHandle")]
+pub fn store_dir(store: Unknown) -> Result<String, String> {
+    Ok(store_of(&store)?.dir().to_string_lossy().into_owned())
+}
+
+/// A save's input, owned.
+pub struct SaveWork {
+    store: Arc<ToolOutputStore>,
+    media_type: Option<String>,
+    extension: Option<String>,
+    data: OwnedData,
+}
+
+impl SaveWork {
+    fn read(
+        store: &Unknown,
+        media_type: Option<Unknown>,
+        extension: Option<Unknown>,
+        data: &Unknown,
+    ) -> Result<Self, String> {
+        let work = SaveWork {
+            store: store_of(store)?,
+            media_type: string_arg(media_type, "mediaType")?,
+            extension: string_arg(extension, "extension")?,
+            data: OwnedData::Absent,
+        };
+        if is_nullish(data)? {
+            return Err(invalid("`data` is required"));
+        }
+        Ok(work)
+    }
+
+    fn save(&self, payload: Payload) -> Result<StoredFile, String> {
+        guarded(|| {
+            let saved = save::save_blob(
+                &self.store,
+                payload,
+                self.media_type.as_deref(),
+                self.extension.as_deref(),
+            )
+            .map_err(save_error)?;
+            Ok(StoredFile {
+                path: saved.path.to_string_lossy().into_owned(),
+                byte_length: saved.byte_length as f64,
+            })
+        })
+    }
+}
+
+impl PoolWork for SaveWork {
+    type Answer = StoredFile;
+
+    fn run(&mut self) -> Result<StoredFile, String> {
+        self.save(self.data.payload())
+    }
+}
+
+/// Save bytes or base64 (decoded) in a store, here.
+#[napi(
+    catch_unwind,
+    ts_args_type = "store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "StoredFile"
+)]
+pub fn store_save_sync(
+    store: Unknown,
+    data: Unknown,
+    media_type: Option<Unknown>,
+    extension: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<StoredFile, String> {
+    let work = SaveWork::read(&store, media_type, extension, &data)?;
+    let data = DataArg::read(Some(data), data_is_latin1)?;
+    data.with_payload("data", |payload| work.save(payload))?
+}
+
+/// A promise of `storeSaveSync` done on the libuv thread pool, from a copy
+/// of the data.
+#[napi(
+    catch_unwind,
+    ts_args_type = "store: StoreHandle, data: string | Uint8Array, mediaType: unknown, extension: unknown, dataIsLatin1: boolean | 'base64Bytes'",
+    ts_return_type = "Promise<StoredFile>"
+)]
+pub fn store_save(
+    store: Unknown,
+    data: Unknown,
+    media_type: Option<Unknown>,
+    extension: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<AsyncTask<OnPool<SaveWork>>, String> {
+    let mut work = SaveWork::read(&store, media_type, extension, &data)?;
+    work.data = DataArg::read(Some(data), data_is_latin1)?.into_owned("data")?;
+    Ok(on_pool(work))
+}
+
+/// Delete a store's own files older than its retention (and its temp files
+/// left by a crash); returns them, in name order.
+#[napi(
+    catch_unwind,
+    ts_args_type = "store: StoreHandle",
+    ts_return_type = "RemovedFile[]"
+)]
+pub fn store_cleanup(store: Unknown) -> Result<List<RemovedFile>, String> {
+    let store = store_of(&store)?;
+    guarded(|| {
+        let removed = store.cleanup_files().map_err(store_error)?;
+        Ok(List(
+            removed
+                .into_iter()
+                .map(|file| RemovedFile {
+                    name: file.name,
+                    byte_length: file.byte_length as f64,
+                })
+                .collect(),
+        ))
+    })
+}
