@@ -1945,3 +1945,74 @@ impl Task for SaveTextTask {
         output.map_err(|e| rejection(&env, e))
     }
 }
+
+// ================================================================
+// Resource links read on request (lib/resource-links.js). Kept in a block
+// of its own at the end of the file, apart from the boundary above.
+
+/// The note for a `resource_link` part that was to be read and is not:
+/// the link's note with why. `why` names the case, `amount` its figure
+/// ('link-limit' and 'byte-limit': the limit; 'over-byte-limit': the
+/// link's bytes, with `limit`; 'timed-out': milliseconds) or, for
+/// 'failed', the message.
+#[napi(
+    catch_unwind,
+    ts_args_type = "uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown, why: 'link-limit' | 'byte-limit' | 'over-byte-limit' | 'timed-out' | 'failed', amount: number | string, limit?: number"
+)]
+#[allow(clippy::too_many_arguments)]
+pub fn resource_link_not_read_text(
+    uri: Option<Unknown>,
+    name: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    size: Option<Unknown>,
+    description: Option<Unknown>,
+    why: Option<Unknown>,
+    amount: Option<Unknown>,
+    limit: Option<Unknown>,
+) -> Result<String, String> {
+    // A size that is not a number is left out, as resource_link_text does.
+    let size = match size {
+        Some(size) if size.get_type().map_err(from_napi)? == ValueType::Number => {
+            number_arg(Some(size), "size")?
+        }
+        _ => None,
+    };
+    let count = |value: Option<Unknown>, name: &str| -> Result<u64, String> {
+        match number_arg(value, name)? {
+            Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 9_007_199_254_740_991.0 => Ok(n as u64),
+            _ => Err(invalid(format!("`{name}` must be a whole number"))),
+        }
+    };
+    let why = string_arg(why, "why")?.unwrap_or_default();
+    let message;
+    let why = match why.as_str() {
+        "link-limit" => note::LinkNotRead::OverLinkLimit {
+            max: count(amount, "amount")?,
+        },
+        "byte-limit" => note::LinkNotRead::ByteLimitReached {
+            max: count(amount, "amount")?,
+        },
+        "over-byte-limit" => note::LinkNotRead::OverByteLimit {
+            bytes: count(amount, "amount")?,
+            max: count(limit, "limit")?,
+        },
+        "timed-out" => note::LinkNotRead::TimedOut {
+            ms: count(amount, "amount")?,
+        },
+        "failed" => {
+            message = string_arg(amount, "amount")?.unwrap_or_default();
+            note::LinkNotRead::Failed(&message)
+        }
+        _ => return Err(invalid(
+            "`why` must be 'link-limit', 'byte-limit', 'over-byte-limit', 'timed-out' or 'failed'",
+        )),
+    };
+    Ok(note::resource_link_not_read(
+        &string_arg(uri, "uri")?.unwrap_or_default(),
+        string_arg(name, "name")?.as_deref(),
+        string_arg(mime_type, "mimeType")?.as_deref(),
+        size,
+        string_arg(description, "description")?.as_deref(),
+        &why,
+    ))
+}

@@ -846,6 +846,7 @@ module.exports.isTextualMediaType = nativeBinding.isTextualMediaType
 module.exports.isUtf8 = nativeBinding.isUtf8
 module.exports.missingResourceText = nativeBinding.missingResourceText
 module.exports.providerNames = nativeBinding.providerNames
+module.exports.resourceLinkNotReadText = nativeBinding.resourceLinkNotReadText
 module.exports.resourceLinkText = nativeBinding.resourceLinkText
 module.exports.resultAttachment = nativeBinding.resultAttachment
 module.exports.resultDecide = nativeBinding.resultDecide
