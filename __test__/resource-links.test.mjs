@@ -343,14 +343,14 @@ describe('reads that misbehave, with plain functions', () => {
     // 'é' is 2 bytes in UTF-8: 3 of them are 6 bytes; a blob of 6 bytes is 8 characters of base64.
     const text = () => ({ contents: [{ uri: 'u', text: 'ééé' }] })
     const blob = () => ({ contents: [{ uri: 'u', mimeType: 'text/plain', blob: Buffer.from('abcdef').toString('base64') }] })
-    assert.equal(await noteFor(text, { maxLinkedBytes: 6 }), '[Resource u]\nééé')
+    assert.equal(await noteFor(text, { maxLinkedBytes: 6 }), '[Resource u (text/plain)]\nééé')
     assert.equal(await noteFor(text, { maxLinkedBytes: 5 }), why('not read: its 6 bytes would pass the limit of 5 bytes read per result'))
     assert.equal(await noteFor(blob, { maxLinkedBytes: 6 }), '[Resource u (text/plain)]\nabcdef')
     assert.equal(await noteFor(blob, { maxLinkedBytes: 5 }), why('not read: its 6 bytes would pass the limit of 5 bytes read per result'))
   })
 
   test("a content without a uri takes the link's", async () => {
-    assert.equal(await noteFor(() => ({ contents: [{ text: 'no uri' }] })), '[Resource links://good/text]\nno uri')
+    assert.equal(await noteFor(() => ({ contents: [{ text: 'no uri' }] })), '[Resource links://good/text (text/plain)]\nno uri')
   })
 })
 
@@ -409,7 +409,7 @@ describe('options and the rest of the result', () => {
     assert.equal(got.isError, true)
   })
 
-  test('a result without links never calls readResource; tools.mjs results all convert', async () => {
+  test('a result without links never calls readResource; every link-cases.mjs tool converts', async () => {
     let reads = 0
     const got = await convertToolResult({ content: [{ type: 'text', text: 'plain' }] }, { readResource: () => reads++ })
     assert.equal(reads, 0)

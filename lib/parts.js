@@ -88,4 +88,4 @@ function readOtherPart(part, type, options) {
   }
 }
 
-module.exports = { Media, readPart }
+module.exports = { Media, isForModel, readPart }
