@@ -286,7 +286,7 @@ describe('proxy --resolve-links, a stateless 2026-07-28 server, message by messa
   })
 
   test('a read answered after its timeout: the note says so, the late answer is dropped quietly', TIMEOUT, async () => {
-    const { message } = await client.call('slow_link')
+    const message = await client.call('slow_link')
     assert.deepEqual(message.result.content, [{ type: 'text', text: '[Resource link mem://slow (slow): could not be read: timed out after 200 ms]' }])
     await new Promise((resolve) => setTimeout(resolve, 700))
     // The proxy still serves, and nothing about the late answer reached the client or stderr.

@@ -166,6 +166,29 @@ describe('proxy --resolve-links, SDK 1.x client, link-server.mjs', () => {
   })
 })
 
+describe('proxy --resolve-links: the server exiting, an answer over the line limit', () => {
+  test('the server exits while a link is read: the link is noted, the result sent, the proxy exits with its code', TIMEOUT, async (t) => {
+    const proxied = await connectV1(viaProxy(tempDir(t), linkServer))
+    const closed = new Promise((resolve) => (proxied.onclose = resolve))
+    const got = await proxied.callTool({ name: 'exiting_link' })
+    assert.deepEqual(
+      got.content.map((p) => p.text),
+      ['before', linkNote('links://bad/exits', 'exits, text/plain', 'could not be read: the MCP server exited with code 3 before it answered')],
+    )
+    await closed
+  })
+
+  test("an answer to the proxy's read over --max-line-bytes: discarded, and the link says so", TIMEOUT, async (t) => {
+    const proxied = await connectV1(viaProxy(tempDir(t), linkServer, ['--resolve-links', '--max-line-bytes', '100000']))
+    t.after(() => proxied.close())
+    const got = await proxied.callTool({ name: 'big_links' })
+    const why = "could not be read: the answer is over the proxy's line limit %28100000 bytes%29; it was discarded"
+    assert.equal(got.content[0].text, linkNote('links://big/1', '1, text/plain', why))
+    assert.equal(got.content[3].text, '[Resource links://small (text/plain)]\nsmall')
+    assert.deepEqual(proxied.errors, [])
+  })
+})
+
 describe('proxy --resolve-links, SDK 1.x client, server-everything', () => {
   let proxied
   before(async () => {

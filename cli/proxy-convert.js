@@ -29,15 +29,19 @@ function taskAnswer(m, request) {
   return { jsonrpc: '2.0', id: request.id, result }
 }
 
-/** The converted answer to a tools/call; a result the package refuses is replaced by one that says why. */
-async function toolResultAnswer(m, request, settings) {
-  const { provider, store, maxTextTokens } = settings
+/**
+ * The converted answer to a tools/call; a result the package refuses is replaced by one that says
+ * why. With `reader` (--resolve-links, proxy-links.js) its resource links are read through it.
+ */
+async function toolResultAnswer(m, request, settings, reader) {
+  const { provider, store, maxTextTokens, links } = settings
   const envelope = { jsonrpc: '2.0', id: request.id }
   let result
   try {
     // An array is an object to the package (a result with no content); the client refuses it.
     if (!isObject(m.result)) throw new Error('`result` must be an object (an MCP CallToolResult)')
-    const converted = await mcp.convertToolResult(m.result, { provider, store, maxTextTokens, deferMedia: false })
+    const options = { provider, store, maxTextTokens, deferMedia: false }
+    const converted = await mcp.convertToolResult(m.result, reader === undefined ? options : { ...options, ...links, readResource: reader.read })
     result = toMcpResult(converted, m.result, readableUserPart)
   } catch (error) {
     process.stderr.write(

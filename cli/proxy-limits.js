@@ -37,6 +37,8 @@ function serverLineOverLimit(proxy, { bytes, head, tail }) {
   const { maxLineBytes } = proxy.settings
   const why = `over the proxy's line limit (${maxLineBytes} bytes); it was discarded`
   const isResponse = (keys.has('result') || keys.has('error')) && !keys.has('method')
+  // An answer to the proxy's own read of a resource link: that link is noted with why.
+  if (isResponse && proxy.links !== undefined && proxy.links.owns(id)) return proxy.links.fail(id, `the answer is ${why}`)
   const request = isResponse ? proxy.requests.requestFor(id) : undefined
   if (request && !request.answered) {
     proxy.requests.forget(request)

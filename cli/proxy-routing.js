@@ -14,6 +14,8 @@ const INTERNAL_ERROR = -32603
 const INVALID_REQUEST = -32600
 /** The `_meta` key of a 2026-07-28 request that names its protocol version. */
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion'
+/** The `_meta` keys of a 2026-07-28 request that say in which era, and for which client, it is made. */
+const PROTOCOL_META = [PROTOCOL_VERSION_META, 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities']
 
 const isId = (id) => typeof id === 'string' || typeof id === 'number'
 /** A Map key for a JSON-RPC id as sent: 1 and "1" are different ids. */
@@ -44,7 +46,20 @@ const isTaskAnswer = (result) => isObject(result) && isObject(result.task) && ty
 /** An id in a line of stderr. */
 const shownId = (id) => bounded(JSON.stringify(id) ?? String(id)).slice(0, 100)
 
-/** The client's requests not yet answered, by id: { id, method, modern, cancelled, answered }. */
+/**
+ * The protocol fields of a request's `_meta` (not its progress token, trace or extensions' keys),
+ * for the proxy's own requests on its behalf; undefined when it has none (before 2026-07-28).
+ */
+function protocolMeta(params) {
+  if (!isObject(params) || !isObject(params._meta)) return undefined
+  let meta
+  for (const key of PROTOCOL_META) {
+    if (has(params._meta, key)) (meta ??= {})[key] = params._meta[key]
+  }
+  return meta
+}
+
+/** The client's requests not yet answered, by id: { id, method, modern, meta (protocolMeta), cancelled, answered }. */
 class Requests {
   constructor() {
     this.byKey = new Map()
@@ -54,7 +69,7 @@ class Requests {
   track(m) {
     if (!isObject(m) || typeof m.method !== 'string') return
     if (isId(m.id)) {
-      this.byKey.set(idKey(m.id), { id: m.id, method: m.method, modern: isModernRequest(m), cancelled: false })
+      this.byKey.set(idKey(m.id), { id: m.id, method: m.method, modern: isModernRequest(m), meta: protocolMeta(m.params), cancelled: false })
     } else if (m.method === 'notifications/cancelled' && isObject(m.params) && isId(m.params.requestId)) {
       const request = this.byKey.get(idKey(m.params.requestId))
       if (request) request.cancelled = true

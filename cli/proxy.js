@@ -13,9 +13,10 @@ const options = require('./options.js')
 const { LineReader } = require('./lines.js')
 const { MAX_MESSAGE_BYTES, lineBytes, bounded } = require('./message-limit.js')
 const { EXIT, CliError, oneLine, usageError } = require('./terminal.js')
-const { Requests, SERVER_GONE, INTERNAL_ERROR, shownId } = require('./proxy-routing.js')
+const { Requests, SERVER_GONE, INTERNAL_ERROR, isObject, shownId } = require('./proxy-routing.js')
 const { taskAnswer, toolResultAnswer, resourceAnswer } = require('./proxy-convert.js')
 const { maxLineBytes, messageOverLimit, serverLineOverLimit, clientLineOverLimit } = require('./proxy-limits.js')
+const { LinkReads, linkFlags, LINK_OPTIONS, LINK_DEFAULTS } = require('./proxy-links.js')
 
 const HELP = `Usage: mcp-content proxy [options] -- <command> [args...]
 
@@ -36,6 +37,13 @@ Options:
   --max-line-bytes <n>    the longest line read from the server or the client (default
                           67108864, 64 MiB; at most 268435456): a longer line is dropped
                           unread, and the request it answers gets a JSON-RPC error
+  --resolve-links         read each resource link of a tools/call result through the server
+                          (a resources/read of the proxy's own, its answer not passed on) and
+                          convert what it holds in the link's place; a link not read keeps its
+                          note, which says why (a bound, a timeout, the server's error)
+  --max-links <n>         links read per result (default ${LINK_DEFAULTS.maxLinks})
+  --max-linked-bytes <n>  bytes read per result (default ${LINK_DEFAULTS.maxLinkedBytes}, 16 MiB)
+  --link-timeout-ms <n>   time one read may take (default ${LINK_DEFAULTS.linkTimeoutMs}; 4 reads at a time)
   -h, --help              this help
 
 Every message written to the client is at most 9 MiB (SDK 1.x clients drop the connection
@@ -56,6 +64,8 @@ class Proxy {
     this.settings = settings
     /** Requests from the client not yet answered. */
     this.requests = new Requests()
+    /** With --resolve-links: the proxy's own reads of resource links. */
+    this.links = settings.links === undefined ? undefined : new LinkReads((message) => this.toServer(message))
     /** Conversions under way; the proxy ends only after they are written. */
     this.converting = new Set()
     this.stdoutBroken = false
@@ -154,6 +164,8 @@ class Proxy {
 
   /** One message from the server; `line` its bytes when it came alone, to pass through unchanged. */
   fromServerMessage(m, line) {
+    // An answer to the proxy's own read of a resource link: taken here, never sent on.
+    if (this.links !== undefined && isObject(m) && m.method === undefined && this.links.owns(m.id)) return this.links.answer(m)
     const plan = this.requests.plan(m)
     if (plan.keep === 'drop') return undefined
     if (plan.keep === 'raw') return this.sendRaw(m, line, plan.request)
@@ -181,8 +193,14 @@ class Proxy {
   async convert(m, plan) {
     const { request } = plan
     if (plan.what === 'tools') return { jsonrpc: '2.0', id: request.id, result: plan.tools }
-    if (plan.what === 'tool-result') return toolResultAnswer(m, request, this.settings)
-    return resourceAnswer(m, request, this.settings)
+    if (plan.what === 'resource') return resourceAnswer(m, request, this.settings)
+    if (this.links === undefined) return toolResultAnswer(m, request, this.settings)
+    const reader = this.links.readerFor(request)
+    try {
+      return await toolResultAnswer(m, request, this.settings, reader)
+    } finally {
+      reader.done()
+    }
   }
 
   /** A converted answer, or an error for its request when it is still over the message limit. */
@@ -217,9 +235,11 @@ class Proxy {
   async serverClosed(code, signal) {
     if (this.ended) return
     this.ended = true
+    const how = signal ? `was ended by ${signal}` : `exited with code ${code}`
+    // Links being read are noted as such, so the conversions waiting for them finish now.
+    this.links?.failAll(`the MCP server ${how} before it answered`)
     await Promise.all(this.converting)
     // Requests the server will never answer get an error rather than silence.
-    const how = signal ? `was ended by ${signal}` : `exited with code ${code}`
     for (const request of this.requests.values()) {
       if (request.cancelled || request.answered) continue
       this.send(
@@ -260,6 +280,7 @@ async function run(args) {
     'output-dir': { type: 'string' },
     'max-text-tokens': { type: 'string' },
     'max-line-bytes': { type: 'string' },
+    ...LINK_OPTIONS,
   })
   if (values.help) {
     process.stdout.write(`${HELP}\n`)
@@ -272,6 +293,7 @@ async function run(args) {
     maxTextTokens: options.maxTextTokens('proxy', values['max-text-tokens']),
     store: options.store(values['output-dir']),
     maxLineBytes: maxLineBytes(values['max-line-bytes']),
+    links: linkFlags(values),
   }
   settings.store.cleanup()
   settings.cleanupTimer = setInterval(() => {
