@@ -306,6 +306,27 @@ export interface ConvertOptions extends ToContentOptions {
    * `fitImages: false`, saved and noted).
    */
   priorImages?: number
+  /**
+   * Read each `resource_link` part for the model through the MCP client, and convert what it
+   * answers like embedded resources at the link's place (sniffed, attached, decoded or saved); a
+   * link not read keeps its note, which says why (`not read: over the limit of 10 links read per
+   * result`, `could not be read: timed out after 10 s`, `could not be read: <the error>`). A read
+   * that throws, rejects, answers what is not a resource's contents or does not settle in time
+   * never fails the conversion. `convertToolResult` only: `convertToolResultSync` refuses it
+   * (`INVALID_ARGUMENT`). Pass `(uri) => client.readResource({ uri })` (SDK 1.x `Client`, SDK v2
+   * `Client`). docs/whole-results.md, "Resource links".
+   */
+  readResource?: (uri: string) => Promise<{ contents: Array<{ uri: string; mimeType?: string; text?: string; blob?: string }> }>
+  /** With `readResource`: how many links of a result are read, the first in order (default 10). */
+  maxLinks?: number
+  /**
+   * With `readResource`: how many bytes all the reads of a result may bring (decoded bytes of
+   * blobs, UTF-8 bytes of texts; default 16 MiB, 16,777,216). A read that would pass it is left
+   * out, and one after it that fits is still taken.
+   */
+  maxLinkedBytes?: number
+  /** With `readResource`: how long one read may take, in milliseconds (default 10,000); at most 4 run at once. */
+  linkTimeoutMs?: number
 }
 
 /** A file a conversion wrote. */
@@ -335,9 +356,9 @@ export interface ConvertedToolResult {
   saved: SavedAttachment[]
   /**
    * For each part of `content`, the index in the result's `content` of the part it comes from (a
-   * note beside an image made to fit, a placeholder, a saved part's note: their part's index);
-   * `-1` for the error note added first, the number of the result's parts for the structured
-   * content's JSON added last.
+   * note beside an image made to fit, a placeholder, a saved part's note, the parts of a resource
+   * read through its link: their part's index); `-1` for the error note added first, the number
+   * of the result's parts for the structured content's JSON added last.
    */
   sources: number[]
   /**
@@ -358,7 +379,7 @@ export interface ConvertedToolResult {
  */
 export declare function convertToolResult(result: CallToolResult, options?: ConvertOptions): Promise<ConvertedToolResult>
 
-/** `convertToolResult` on the calling thread; the same answer. */
+/** `convertToolResult` on the calling thread; the same answer. Resource links are not read here: `readResource` is `INVALID_ARGUMENT`. */
 export declare function convertToolResultSync(result: CallToolResult, options?: ConvertOptions): ConvertedToolResult
 
 /**

@@ -243,6 +243,62 @@ describe('proxy, subscriptions/listen over stdio', () => {
   })
 })
 
+describe('proxy --resolve-links, a stateless 2026-07-28 server, message by message', () => {
+  let client
+  before(() => {
+    client = new LineClient([
+      '--resolve-links',
+      '--link-timeout-ms',
+      '200',
+      '--output-dir',
+      tempDir(null, 'mcp-content-proxy-2026-links-'),
+      '--',
+      process.execPath,
+      wireServer,
+    ])
+  })
+  after(async () => {
+    await client?.close()
+  })
+
+  test("each link is read with the tools/call's protocol `_meta` (and nothing else of it), under an id of the proxy's own", TIMEOUT, async () => {
+    const meta = { ...META, progressToken: 'p-1', 'io.example/trace': 'x' }
+    const { message } = await client.request('tools/call', { name: 'links', arguments: {}, _meta: meta })
+    const [png, echo, ask] = message.result.content
+    assert.equal(message.result.resultType, 'complete')
+    assert.equal(png.type, 'image')
+    assert.equal(png.data, PNG)
+    // What reached the server for mem://echo: the proxy's resources/read, its line under the text header.
+    const read = JSON.parse(echo.text.slice(echo.text.indexOf('\n') + 1))
+    assert.equal(read.method, 'resources/read')
+    assert.equal(typeof read.id, 'string')
+    assert.deepEqual(read.params, { uri: 'mem://echo', _meta: META })
+    // A read that asks for input first is no resource's contents.
+    assert.equal(
+      ask.text,
+      '[Resource link mem://ask (ask): could not be read: the server answered with resultType "input_required", not the resource\'s contents]',
+    )
+    // The answers to the proxy's reads never reached the client.
+    assert.deepEqual(
+      client.others.filter((o) => o.message.id !== undefined),
+      [],
+    )
+  })
+
+  test('a read answered after its timeout: the note says so, the late answer is dropped quietly', TIMEOUT, async () => {
+    const message = await client.call('slow_link')
+    assert.deepEqual(message.result.content, [{ type: 'text', text: '[Resource link mem://slow (slow): could not be read: timed out after 200 ms]' }])
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    // The proxy still serves, and nothing about the late answer reached the client or stderr.
+    assert.equal((await client.call('png')).result.content[0].text, 'a picture')
+    assert.deepEqual(
+      client.others.filter((o) => o.message.id !== undefined),
+      [],
+    )
+    assert.doesNotMatch(client.stderr, /dropped a response/)
+  })
+})
+
 describe('the proxied result (cli/mcp-shape.js, cli/message-limit.js)', () => {
   test('toMcpResult keeps `resultType` and `_meta`, and no field the spec does not define', () => {
     const original = { content: [{ type: 'text', text: 'hi' }], resultType: 'complete', _meta: { a: 1 }, extra: 'x', toolResult: 'y' }

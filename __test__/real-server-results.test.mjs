@@ -119,9 +119,9 @@ function onTheWire(body) {
 }
 
 /** Every text part within the cap, and the request of each profile accepted by its endpoint. */
-async function checkEveryProfile(t, name, result) {
+async function checkEveryProfile(t, name, result, options = {}) {
   for (const [provider, request] of Object.entries(REQUESTS)) {
-    const converted = await convertToolResult(result, { provider, outputDir: tempDir(t), toolCallId: 'call_1' })
+    const converted = await convertToolResult(result, { provider, outputDir: tempDir(t), toolCallId: 'call_1', ...options })
     for (const part of [...converted.content, ...converted.deferred]) {
       if (part.type === 'text')
         assert.ok(estimateTokens(part.text) <= CAP, `${name}, ${provider}: a text part of ${estimateTokens(part.text)} tokens: ${part.text.slice(0, 200)}`)
@@ -218,6 +218,24 @@ describe('server-everything: every tool that returns content', () => {
   test('each result, every profile', TIMEOUT, async (t) => {
     await client.listTools()
     for (const [name, args] of calls) await checkEveryProfile(t, name, await client.callTool({ name, arguments: args }))
+  })
+
+  test('get-resource-links with readResource: each link read through the client and converted, every profile', TIMEOUT, async (t) => {
+    const result = await client.callTool({ name: 'get-resource-links', arguments: { count: 4 } })
+    const readResource = (uri) => client.readResource({ uri })
+    const links = result.content.filter((p) => p.type === 'resource_link')
+    assert.equal(links.length, 4)
+    const converted = await convertToolResult(result, { outputDir: tempDir(t), readResource })
+    assert.equal(converted.content.length, result.content.length)
+    assert.equal(converted.content[0].text, result.content[0].text)
+    for (const [i, link] of links.entries()) {
+      // Odd ids are blobs (text/plain as base64: decoded), even ones text; each made with the time it was read.
+      const made = link.uri.includes('/blob/') ? 'This is a base64 blob created at' : 'This is a plaintext resource created at'
+      const text = converted.content[i + 1].text
+      assert.ok(text.startsWith(`[Resource ${link.uri} (text/plain)]\nResource ${i + 1}: ${made} `), text)
+      assert.equal(converted.sources[i + 1], i + 1)
+    }
+    await checkEveryProfile(t, 'get-resource-links, read', result, { readResource })
   })
 })
 

@@ -1,7 +1,8 @@
 'use strict'
 // The conversion options (`provider`, `outputDir`, `store`, `maxTextTokens`,
 // `fitImages`, `maxLongSide`, and a whole result's own), each read once as an
-// own property and checked by native code when they change.
+// own property and checked by native code when they change; `readResource`
+// and the bounds on reading links are checked here (they never reach native code).
 
 const native = require('./native.js')
 const { invalidArgument, own } = require('./own-objects.js')
@@ -12,6 +13,8 @@ const { isQueue } = require('./attachment-queue.js')
 const ObjectHasOwn = Object.hasOwn
 const ObjectGetPrototypeOf = Object.getPrototypeOf
 const ObjectPrototype = Object.prototype
+const NumberIsInteger = Number.isInteger
+const NUMBER_MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER
 
 /**
  * The settings last made: the option values and the native handle they were
@@ -72,7 +75,41 @@ function readGivenOptions(options) {
   return settingsFor(provider, outputDir, store, maxTextTokens, fitImages, maxLongSide)
 }
 
-// ------------------------------------------------------------------ text
+// ------------------------------------------------------------------ whole results
+
+/**
+ * The bounds on reading resource links (`readResource`), by default: 10 links a result (a
+ * result's few documents passed by reference are read; a listing of many links is left to the
+ * model to pick from), 16 MiB read a result (a PDF at the default profile's 10 MiB limit and its
+ * images; more is saved to disk rather than sent anyway), 10 s a read (a local server answers in
+ * milliseconds; a result's reads take at most ceil(maxLinks / 4) times this, 4 running at once).
+ */
+const LINK_DEFAULTS = { maxLinks: 10, maxLinkedBytes: 16 * 1024 * 1024, linkTimeoutMs: 10_000 }
+/** The longest delay setTimeout keeps. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
+/** A positive integer option up to `most`, or `fallback` when absent. */
+function positiveInteger(value, name, most, fallback) {
+  if (value === undefined || value === null) return fallback
+  if (typeof value !== 'number' || !NumberIsInteger(value) || value < 1 || value > most) {
+    throw invalidArgument(`\`${name}\` must be a positive integer up to ${most}`)
+  }
+  return value
+}
+
+/** `readResource` and its bounds, checked; undefined without a reader. */
+function readLinkOptions(readResource, maxLinks, maxLinkedBytes, linkTimeoutMs) {
+  const links = {
+    read: readResource,
+    maxLinks: positiveInteger(maxLinks, 'maxLinks', NUMBER_MAX_SAFE_INTEGER, LINK_DEFAULTS.maxLinks),
+    maxLinkedBytes: positiveInteger(maxLinkedBytes, 'maxLinkedBytes', NUMBER_MAX_SAFE_INTEGER, LINK_DEFAULTS.maxLinkedBytes),
+    timeoutMs: positiveInteger(linkTimeoutMs, 'linkTimeoutMs', MAX_TIMEOUT_MS, LINK_DEFAULTS.linkTimeoutMs),
+  }
+  if (readResource === undefined || readResource === null) return undefined
+  if (typeof readResource !== 'function')
+    throw invalidArgument('`readResource` must be a function: (uri) => a promise of { contents } (an MCP ReadResourceResult)')
+  return links
+}
 
 /** The options of a whole result, each read once; the conversion ones checked as for toContent. */
 function readConvertOptions(options) {
@@ -81,11 +118,13 @@ function readConvertOptions(options) {
   let attachments
   let deferMedia
   let priorImages
+  let links
   if (options !== undefined && options !== null) {
     toolCallId = own(options, 'toolCallId')
     attachments = own(options, 'attachments')
     deferMedia = own(options, 'deferMedia')
     priorImages = own(options, 'priorImages')
+    links = readLinkOptions(own(options, 'readResource'), own(options, 'maxLinks'), own(options, 'maxLinkedBytes'), own(options, 'linkTimeoutMs'))
   }
   if (toolCallId === null) toolCallId = undefined
   if (toolCallId !== undefined && typeof toolCallId !== 'string') throw invalidArgument('`toolCallId` must be a string')
@@ -97,7 +136,7 @@ function readConvertOptions(options) {
     if (toolCallId === undefined) throw invalidArgument('`toolCallId` is required with `attachments`: media are queued once per tool call')
     queue = attachments
   }
-  return { settings, toolCallId, queue, deferMedia, priorImages }
+  return { settings, toolCallId, queue, deferMedia, priorImages, links }
 }
 
-module.exports = { readOptions, readConvertOptions, settingsFor }
+module.exports = { LINK_DEFAULTS, readOptions, readConvertOptions, settingsFor }

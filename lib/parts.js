@@ -91,4 +91,4 @@ function readOtherPart(part, type, options) {
   }
 }
 
-module.exports = { Media, readPart }
+module.exports = { Media, isForModel, readPart }

@@ -3,6 +3,8 @@
 // converted in order, the attachments given to native code, which decides
 // which stay, wait for the next user message or are saved instead; the
 // structured content as JSON text; the answer built in the result's order.
+// With `readResource`, links are read first (resource-links.js) and their
+// contents converted at their places.
 
 const native = require('./native.js')
 const { invalidArgument, own, append } = require('./own-objects.js')
@@ -13,6 +15,7 @@ const { textPart, LongText, boundTextSync, boundText, fromBounded } = require('.
 const { filePart } = require('./to-content.js')
 const { structuredView, structuredText, structuredInText } = require('./structured-content.js')
 const { queueAdd } = require('./attachment-queue.js')
+const { readLinks, readLinkedParts, readsBySource } = require('./resource-links.js')
 
 const ReflectApply = Reflect.apply
 const ArrayIsArray = Array.isArray
@@ -31,28 +34,36 @@ function started(promise) {
   return promise
 }
 
-/** A result's parts (as readPart reads them), its error flag and its structured content as the model reads it. */
-function readResult(result, settings) {
+/**
+ * A result's parts (as readPart reads them), its error flag and its structured content as the
+ * model reads it; with `linked` (its links read), the parts given there, with the index in the
+ * result's `content` each comes from (`sources`) and how many parts the result has (`partCount`).
+ */
+function readResult(result, settings, linked) {
   if (result === null || typeof result !== 'object') throw invalidArgument('`result` must be an object (an MCP CallToolResult)')
-  const content = own(result, 'content')
+  const content = linked === undefined ? own(result, 'content') : undefined
   const structured = own(result, 'structuredContent')
   const isError = own(result, 'isError') === true
-  const reads = []
-  if (content !== undefined && content !== null) {
+  let reads = []
+  if (linked !== undefined) {
+    reads = readLinkedParts(linked, settings)
+  } else if (content !== undefined && content !== null) {
     if (!ArrayIsArray(content)) throw invalidArgument('`content` must be an array')
     const length = content.length
     for (let i = 0; i < length; i++) {
       append(reads, readPart(own(content, i), settings))
     }
   }
-  const view = structured === undefined || structured === null ? undefined : structuredView(structured, reads)
-  return { reads, isError, structured: view }
+  const view =
+    structured === undefined || structured === null ? undefined : structuredView(structured, linked === undefined ? reads : readsBySource(reads, linked))
+  if (linked !== undefined) return { reads, isError, structured: view, sources: linked.sources, partCount: linked.length }
+  return { reads, isError, structured: view, sources: undefined, partCount: reads.length }
 }
 
 /** A whole-result conversion under way: its options, what was read, the native handle. */
-function startResult(result, options) {
-  const { settings, toolCallId, queue, deferMedia, priorImages } = readConvertOptions(options)
-  const read = readResult(result, settings)
+function startResult(result, options, linked) {
+  const { settings, toolCallId, queue, deferMedia, priorImages } = options
+  const read = readResult(result, settings, linked)
   const handle = native.resultNew(settings.handle, deferMedia, priorImages)
   return { settings, toolCallId, queue, read, handle }
 }
@@ -218,8 +229,10 @@ function finishResult(job, converted, decision, spilled, structured) {
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
     if (entry === null) continue
+    // A linked resource's parts come from their link.
+    const source = read.sources === undefined ? i : read.sources[i]
     if (!entry.isFile) {
-      add(entry.part, i)
+      add(entry.part, source)
       if (entry.saved !== undefined) append(saved, entry.saved)
       continue
     }
@@ -228,30 +241,30 @@ function finishResult(job, converted, decision, spilled, structured) {
     a++
     // Held back after a fit: the spill's answer has the one note and file.
     if (verdict !== false || !fittedBefore) {
-      if (entry.note !== undefined) add(textPart(entry.note), i)
+      if (entry.note !== undefined) add(textPart(entry.note), source)
       if (entry.saved !== undefined) append(saved, entry.saved)
     }
     if (verdict === true) {
-      add(entry.part, i)
+      add(entry.part, source)
     } else if (typeof verdict === 'string') {
-      add(textPart(verdict), i)
+      add(textPart(verdict), source)
       append(deferred, entry.part)
     } else {
       // Saved instead; or, held back by the many-image rule, made to fit it.
       const answer = fromResultAnswer(spilled[held], entry.media)
       held++
-      if (answer.note !== undefined) add(textPart(answer.note), i)
+      if (answer.note !== undefined) add(textPart(answer.note), source)
       if (answer.saved !== undefined) append(saved, answer.saved)
       if (answer.placeholder !== undefined) {
-        add(textPart(answer.placeholder), i)
+        add(textPart(answer.placeholder), source)
         append(deferred, answer.part)
       } else {
-        add(answer.part, i)
+        add(answer.part, source)
       }
     }
   }
   if (structured !== undefined) {
-    add(structured.entry.part, converted.length)
+    add(structured.entry.part, read.partCount)
     for (let i = 0; i < structured.saved.length; i++) append(saved, structured.saved[i])
     if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
   }
@@ -268,7 +281,11 @@ function finishResult(job, converted, decision, spilled, structured) {
  * needs it, structured content kept as JSON text. The input is not modified.
  */
 function convertToolResultSync(result, options) {
-  const job = startResult(result, options)
+  const given = readConvertOptions(options)
+  if (given.links !== undefined) {
+    throw invalidArgument('`readResource` needs convertToolResult: reading resource links is asynchronous, and convertToolResultSync cannot wait for it')
+  }
+  const job = startResult(result, given, undefined)
   const converted = []
   const { reads } = job.read
   for (let i = 0; i < reads.length; i++) {
@@ -289,9 +306,12 @@ function convertToolResultSync(result, options) {
  * `convertToolResultSync` with decoding, checks and disk writes on the libuv
  * thread pool (parts of at most 256 KiB that need no disk write are
  * converted on the spot). All parts are started before any is awaited.
+ * With `readResource`, the result's links are read first (resource-links.js).
  */
 async function convertToolResult(result, options) {
-  const job = startResult(result, options)
+  const given = readConvertOptions(options)
+  const linked = given.links === undefined ? undefined : await readLinks(result, given.links)
+  const job = startResult(result, given, linked)
   const pending = []
   const { reads } = job.read
   for (let i = 0; i < reads.length; i++) {

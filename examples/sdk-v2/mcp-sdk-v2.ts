@@ -17,6 +17,12 @@ export async function callAndConvert(client: Client, name: string, args: Record<
   return convertToolResult(await client.callTool({ name, arguments: args }), { provider: 'anthropic' })
 }
 
+// Resource links in the result read through the same client, their contents converted in place.
+export async function callAndConvertLinked(client: Client, name: string, args: Record<string, unknown>): Promise<ConvertedToolResult> {
+  const result = await client.callTool({ name, arguments: args })
+  return convertToolResult(result, { provider: 'anthropic', readResource: (uri) => client.readResource({ uri }), linkTimeoutMs: 5000 })
+}
+
 export const convertBlock = (block: ContentBlock): ContentPart | null => toContent(block, { provider: 'openai' })
 export const convertResult = (result: CallToolResult): Promise<ConvertedToolResult> => convertToolResult(result)
 

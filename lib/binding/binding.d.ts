@@ -127,6 +127,15 @@ export interface RemovedFile {
   byteLength: number
 }
 
+/**
+ * The note for a `resource_link` part that was to be read and is not:
+ * the link's note with why. `why` names the case, `amount` its figure
+ * ('link-limit' and 'byte-limit': the limit; 'over-byte-limit': the
+ * link's bytes, with `limit`; 'timed-out': milliseconds) or, for
+ * 'failed', the message.
+ */
+export declare function resourceLinkNotReadText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown, why: 'link-limit' | 'byte-limit' | 'over-byte-limit' | 'timed-out' | 'failed', amount: number | string, limit?: number): string
+
 /** The note for a `resource_link` part. */
 export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown): string
 

@@ -850,6 +850,7 @@ module.exports.isUtf8 = nativeBinding.isUtf8
 module.exports.missingResourceText = nativeBinding.missingResourceText
 module.exports.mostTokensPerChar = nativeBinding.mostTokensPerChar
 module.exports.providerNames = nativeBinding.providerNames
+module.exports.resourceLinkNotReadText = nativeBinding.resourceLinkNotReadText
 module.exports.resourceLinkText = nativeBinding.resourceLinkText
 module.exports.resultDecide = nativeBinding.resultDecide
 module.exports.resultMedia = nativeBinding.resultMedia
