@@ -231,16 +231,29 @@ describe('quality: as sharp makes the same resize', () => {
 })
 
 describe('the pixel cap: 16383x16383, libvips default, read from the header', () => {
-  /** A PNG that is a header and nothing else. */
+  /**
+   * A PNG claiming `width` x `height` with 1 MB of noise as its image data:
+   * enough bytes to hold that many pixels at deflate's best ratio, so only
+   * the pixel cap (or the data itself) refuses it.
+   */
   function pngClaiming(width, height) {
-    const head = Buffer.from('\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR', 'latin1')
+    const zlib = require('node:zlib')
+    const chunk = (type, data) => {
+      const head = Buffer.alloc(8)
+      head.writeUInt32BE(data.length, 0)
+      head.write(type, 4, 'latin1')
+      const crc = Buffer.alloc(4)
+      crc.writeUInt32BE(zlib.crc32(Buffer.concat([head.subarray(4), data])), 0)
+      return Buffer.concat([head, data, crc])
+    }
     const ihdr = Buffer.alloc(13)
     ihdr.writeUInt32BE(width, 0)
     ihdr.writeUInt32BE(height, 4)
     ihdr.set([8, 2, 0, 0, 0], 8)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(require('node:zlib').crc32(Buffer.concat([Buffer.from('IHDR'), ihdr])))
-    return Buffer.concat([head, ihdr, crc])
+    let s = 5
+    const noise = Buffer.alloc(1_000_000, 0).map(() => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0), s >>> 24))
+    const idat = zlib.deflateSync(noise)
+    return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))])
   }
 
   test('a header of 16384x16384 is refused for its pixels; one of 16383x16383 gets as far as its (missing) data', async () => {
