@@ -166,6 +166,13 @@ impl Shrink {
         matches!(self.channels, 2 | 4)
     }
 
+    /// Colours are premultiplied by alpha while resized; a copy at the
+    /// same size keeps them as they are (lossless, clear pixels' colours
+    /// kept).
+    fn premultiplies(&self) -> bool {
+        self.has_alpha() && (self.width, self.height) != (self.out_width, self.out_height)
+    }
+
     /// Take the next source row (`width` pixels).
     pub fn push(&mut self, row: &[u8]) -> Result<(), FitError> {
         let n = usize::from(self.channels);
@@ -180,7 +187,7 @@ impl Shrink {
             let mut premultiplied = std::mem::take(&mut self.premultiplied);
             premultiplied.clear();
             premultiplied.extend_from_slice(row);
-            if !self.opaque {
+            if !self.opaque && self.premultiplies() {
                 premultiply(&mut premultiplied, n);
             }
             self.premultiplied = premultiplied;
@@ -317,7 +324,7 @@ impl Shrink {
                 self.rows_in, self.height
             )));
         }
-        let alpha = self.has_alpha();
+        let (alpha, premultiplied) = (self.has_alpha(), self.premultiplies());
         let mut pixels = Pixels {
             width: self.out_width,
             height: self.out_height,
@@ -327,7 +334,7 @@ impl Shrink {
         if alpha {
             if self.opaque {
                 pixels = super::decode::without_alpha(pixels);
-            } else {
+            } else if premultiplied {
                 let kind = pixel_type(self.channels);
                 let mut image =
                     Image::from_slice_u8(pixels.width, pixels.height, &mut pixels.data, kind)

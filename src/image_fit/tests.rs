@@ -491,6 +491,20 @@ fn a_shrink_drops_alpha_only_when_every_pixel_is_opaque() {
 }
 
 #[test]
+fn a_copy_at_the_same_size_keeps_every_value() {
+    // Partly and fully clear pixels, their colours kept (premultiplying
+    // and dividing again would lose them).
+    let data: Vec<u8> = (0..40 * 30)
+        .flat_map(|i| [i as u8, 200, 7, (i % 3 * 60) as u8])
+        .collect();
+    let mut shrink = shrink::Shrink::new(40, 30, 4, 40, 30).unwrap();
+    for row in data.chunks_exact(40 * 4) {
+        shrink.push(row).unwrap();
+    }
+    assert_eq!(shrink.finish().unwrap().data, data);
+}
+
+#[test]
 fn a_shrink_missing_rows_is_an_error() {
     let mut shrink = shrink::Shrink::new(50, 40, 3, 20, 16).unwrap();
     for _ in 0..39 {
