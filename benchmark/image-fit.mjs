@@ -5,7 +5,7 @@
 // peak memory is measured once per implementation in a fresh child process
 // (VmHWM reset at a baseline, as memory-child.mjs does).
 //
-//   node --expose-gc benchmark/image-fit.mjs [--out file.json]
+//   node --expose-gc benchmark/image-fit.mjs [--out file.json] [--only id,id]
 //   node --expose-gc benchmark/image-fit.mjs --child <scenario> <impl>   (one memory run)
 
 import fs from 'node:fs'
@@ -19,7 +19,6 @@ import { imageFitScenarios } from './scenarios.mjs'
 import { gc, loadNative, median, memorySnapshot, MemorySampler, procStatus, resetPeakRss, tick } from './measure.mjs'
 
 const require = createRequire(import.meta.url)
-const RUNS = 5
 
 let sharp
 try {
@@ -28,28 +27,56 @@ try {
   console.error(`sharp is not installed (${error.message}): only mcp-content is measured`)
 }
 
-/**
- * sharp doing what mcp-content does for the scenario: decode, resize into
- * the box (Lanczos3, as both use), PNG out (JPEG for a JPEG), save the
- * original, base64 for the model.
- */
-async function sharpFit(part, { maxSide }, dir) {
-  const input = Buffer.from(part.data, 'base64')
-  fs.writeFileSync(path.join(dir, `original-${process.hrtime.bigint()}.png`), input)
-  const out = await sharp(input, { limitInputPixels: 64_000_000 })
-    .rotate()
-    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true, kernel: 'lanczos3' })
-    .png()
-    .toBuffer({ resolveWithObject: true })
-  return { type: 'file', mediaType: 'image/png', data: out.data.toString('base64'), width: out.info.width, height: out.info.height }
+/** Sides within `maxSide`, aspect ratio kept (as the core's `scaled`). */
+function scaled(width, height, maxSide) {
+  const long = Math.max(width, height)
+  if (long <= maxSide) return [width, height]
+  const side = (s) => Math.min(maxSide, Math.max(1, Math.round((s * maxSide) / long)))
+  return [side(width), side(height)]
 }
 
+/**
+ * sharp doing what mcp-content does for the scenario: decode, resize into
+ * the box (Lanczos3, as both use), PNG out (JPEG, quality 85 then 70, for a
+ * JPEG), smaller until within the byte limit (the sides times the square
+ * root of limit/size, times 0.9, as docs/images.md says), the original
+ * saved, base64 for the model.
+ */
+async function sharpFit(part, { maxSide, maxBytes }, dir) {
+  const input = Buffer.from(part.data, 'base64')
+  const jpeg = part.mimeType === 'image/jpeg'
+  fs.writeFileSync(path.join(dir, `original-${process.hrtime.bigint()}.${jpeg ? 'jpg' : 'png'}`), input)
+  const meta = await sharp(input, { limitInputPixels: MAX_PIXELS }).metadata()
+  let [width, height] = scaled(meta.width, meta.height, maxSide)
+  let quality = 85
+  for (let attempt = 0; attempt < 10; attempt++) {
+    let pipeline = sharp(input, { limitInputPixels: MAX_PIXELS }).rotate()
+    if (width !== meta.width || height !== meta.height) pipeline = pipeline.resize({ width, height, fit: 'fill', kernel: 'lanczos3' })
+    const out = await (jpeg ? pipeline.jpeg({ quality }) : pipeline.png()).toBuffer()
+    if (out.length <= maxBytes) {
+      return { type: 'file', mediaType: jpeg ? 'image/jpeg' : 'image/png', data: out.toString('base64') }
+    }
+    if (jpeg && quality > 70) {
+      quality = 70
+      continue
+    }
+    const ratio = Math.min(0.9, Math.max(0.25, Math.sqrt(maxBytes / out.length) * 0.9))
+    width = Math.max(1, Math.round(width * ratio))
+    height = Math.max(1, Math.round(height * ratio))
+  }
+  throw new Error('sharp: no size came within the byte limit')
+}
+
+/** libvips' default limit of input pixels, 0x3FFF squared. */
+const MAX_PIXELS = 0x3fff * 0x3fff
+
+/** Each implementation converts all of a scenario's parts at once. */
 function implementations(dir) {
   const native = loadNative()
   const impls = {
-    native: (part, scenario) => native.toContentAsync(part, { ...scenario.options, outputDir: dir }),
+    native: (parts, scenario) => Promise.all(parts.map((part) => native.toContentAsync(part, { ...scenario.options, outputDir: dir }))),
   }
-  if (sharp) impls.sharp = (part, scenario) => sharpFit(part, scenario, dir)
+  if (sharp) impls.sharp = (parts, scenario) => Promise.all(parts.map((part) => sharpFit(part, scenario, dir)))
   return impls
 }
 
@@ -64,8 +91,8 @@ async function child(scenarioId, implName) {
   try {
     const impl = implementations(dir)[implName]
     // Warm up on a small image of the same kind.
-    await impl({ type: 'image', data: (await scenario.build(64)).data, mimeType: 'image/png' }, { ...scenario, maxSide: 32, options: { maxLongSide: 32 } })
-    let part = await scenario.build()
+    await impl((await scenario.build(1 / 64)).slice(0, 1), { ...scenario, maxSide: 32, options: { maxLongSide: 32 } })
+    let parts = await scenario.build()
     gc()
     await tick()
     gc()
@@ -74,14 +101,14 @@ async function child(scenarioId, implName) {
     const reset = resetPeakRss()
     const sampler = new MemorySampler(1)
     const t0 = performance.now()
-    const result = await impl(part, scenario)
+    const results = await impl(parts, scenario)
     const elapsed = performance.now() - t0
     const peak = sampler.stop()
     const proc = procStatus()
     let peakRss = peak.rss - base.rss
     if (reset && proc && baseProc) peakRss = Math.max(peakRss, proc.hwm - baseProc.rss)
-    if (result.type !== 'file') throw new Error(`${implName} did not answer a file part`)
-    part = null
+    if (results.some((r) => r.type !== 'file')) throw new Error(`${implName} did not answer a file part`)
+    parts = null
     process.stdout.write(JSON.stringify({ elapsed, peakRss, source: reset ? 'VmHWM' : 'sampled' }) + '\n')
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
@@ -95,38 +122,62 @@ async function main() {
   const impls = implementations(dir)
   const rows = []
   try {
-    for (const scenario of imageFitScenarios) {
-      const part = await scenario.build()
-      const row = { id: scenario.id, title: scenario.title, input: part.data.length }
+    const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : null
+    for (const scenario of imageFitScenarios.filter((s) => !only || only.includes(s.id))) {
+      const parts = await scenario.build()
+      const row = { id: scenario.id, title: scenario.title, input: parts.reduce((n, part) => n + part.data.length, 0) }
       for (const [name, impl] of Object.entries(impls)) {
         const times = []
-        let result
-        for (let i = 0; i <= RUNS; i++) {
+        let results
+        for (let i = 0; i <= scenario.runs; i++) {
           const t0 = performance.now()
-          result = await impl(part, scenario)
+          results = await impl(parts, scenario)
           if (i > 0) times.push(performance.now() - t0) // the first run warms up
           for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f))
         }
-        const bytes = Buffer.from(result.data, 'base64')
+        const refused = results.find((r) => r.type !== 'file')
+        if (refused) {
+          row[name] = { notFitted: refused.text ?? refused.note, medianMs: median(times) }
+          continue
+        }
+        const bytes = Buffer.from(results[0].data, 'base64')
         const size = sharp ? await sharp(bytes).metadata() : {}
         const memory = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', scenario.id, name], { encoding: 'utf8' })
         const measured = memory.status === 0 ? JSON.parse(memory.stdout.trim().split('\n').pop()) : { error: memory.stderr.slice(-500) }
-        row[name] = { medianMs: median(times), times, outBytes: bytes.length, out: `${size.width}x${size.height}`, peakRss: measured.peakRss, memory: measured }
+        row[name] = {
+          medianMs: median(times),
+          times,
+          outBytes: results.reduce((n, r) => n + (r.data.length * 3) / 4, 0),
+          out: `${size.width}x${size.height}`,
+          peakRss: measured.peakRss,
+          memory: measured,
+        }
       }
       rows.push(row)
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+  const targets = (n, s) => {
+    const time = n.medianMs <= s.medianMs ? 'time met' : 'time missed'
+    const peak = n.peakRss === undefined || s.peakRss === undefined ? 'peak ?' : n.peakRss <= 2 * s.peakRss + 16 * 2 ** 20 ? 'peak met' : 'peak missed'
+    return `${time}, ${peak}`
+  }
   const mb = (n) => (n === undefined ? '?' : `${(n / 2 ** 20).toFixed(0)} MiB`)
-  console.log('\nImages made to fit: mcp-content (toContentAsync) vs sharp in JS; median of 5 runs; peak RSS growth in a fresh process')
-  console.log('scenario | mcp-content time | sharp time | time ratio | mcp-content peak | sharp peak | out (mcp-content / sharp)')
+  console.log('\nImages made to fit: mcp-content (toContentAsync) vs sharp in JS; median of 3-5 runs; peak RSS growth in a fresh process')
+  console.log(
+    'scenario | mcp-content time | sharp time | time ratio | mcp-content peak | sharp peak | targets (time <= sharp; peak <= 2x sharp + 16 MiB) | out (mcp-content / sharp)',
+  )
   for (const r of rows) {
     const n = r.native
     const s = r.sharp
+    if (n.notFitted || s?.notFitted) {
+      console.log(`${r.title} | not fitted: ${(n.notFitted ?? s.notFitted).slice(0, 200)}`)
+      continue
+    }
     const ratio = s ? (n.medianMs / s.medianMs).toFixed(2) : '-'
     console.log(
-      `${r.title} | ${n.medianMs.toFixed(0)} ms | ${s ? s.medianMs.toFixed(0) + ' ms' : '-'} | ${ratio}x | ${mb(n.peakRss)} | ${s ? mb(s.peakRss) : '-'} | ${n.out} ${(n.outBytes / 1e6).toFixed(2)} MB / ${s ? `${s.out} ${(s.outBytes / 1e6).toFixed(2)} MB` : '-'}`,
+      `${r.title} | ${n.medianMs.toFixed(0)} ms | ${s ? s.medianMs.toFixed(0) + ' ms' : '-'} | ${ratio}x | ${mb(n.peakRss)} | ${s ? mb(s.peakRss) : '-'} | ${s ? targets(n, s) : '-'} | ${n.out} ${(n.outBytes / 1e6).toFixed(2)} MB / ${s ? `${s.out} ${(s.outBytes / 1e6).toFixed(2)} MB` : '-'}`,
     )
   }
   const report = {

@@ -308,23 +308,105 @@ async function screenshotPng(width, height) {
 }
 
 /**
+ * A photo-like RGB image: smooth colour fields with fine grain (many
+ * distinct colours, as a camera's), as a baseline JPEG of quality 90.
+ */
+async function photoJpeg(width, height) {
+  const { createRequire } = await import('node:module')
+  const sharp = createRequire(import.meta.url)('sharp')
+  const raw = Buffer.alloc(width * height * 3)
+  let s = 11
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0
+      const grain = (s >>> 27) - 16
+      const at = (y * width + x) * 3
+      const u = x / width
+      const v = y / height
+      raw[at] = Math.max(0, Math.min(255, 128 + 100 * Math.sin(6 * u + 2 * v) + grain))
+      raw[at + 1] = Math.max(0, Math.min(255, 120 + 90 * Math.cos(4 * v - 3 * u * u) + grain))
+      raw[at + 2] = Math.max(0, Math.min(255, 110 + 80 * Math.sin(9 * u * v + 1) + grain))
+    }
+  }
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer()
+}
+
+/** The default profile's byte limit (decoded bytes), which both sides keep to. */
+const DEFAULT_MAX_BYTES = MAX_ATTACHED
+
+/**
  * Downscaling scenarios for benchmark/image-fit.mjs (part of `npm run
- * bench`): `build(width?)` gives the MCP image part (base64, the wire form);
- * `options` are mcp-content's, `maxSide` the box sharp resizes into.
+ * bench`): `build(scale?)` gives the MCP image parts (base64, the wire
+ * form), the sides times `scale` (a small warm-up copy); `options` are
+ * mcp-content's, `maxSide` and `maxBytes` the box and byte limit the sharp
+ * way keeps to; `runs` timed runs (the first run before them warms up).
  */
 export const imageFitScenarios = [
   {
-    id: 'fit-12mp-screenshot',
-    title: '12 MP screenshot 4000x3000 -> 1568 (maxLongSide)',
-    build: async (width = 4000) => image(b64(await screenshotPng(width, Math.round((width * 3) / 4))), 'image/png'),
+    id: 'fit-12mp-photo',
+    title: '12 MP JPEG photo 4000x3000 -> 1568 (maxLongSide)',
+    build: async (scale = 1) => [image(b64(await photoJpeg(Math.round(4000 * scale), Math.round(3000 * scale))), 'image/jpeg')],
     options: { maxLongSide: 1568 },
     maxSide: 1568,
+    maxBytes: DEFAULT_MAX_BYTES,
+    runs: 5,
+  },
+  {
+    id: 'fit-12mp-screenshot',
+    title: '12 MP PNG screenshot 4000x3000 -> 1568 (maxLongSide)',
+    build: async (scale = 1) => [image(b64(await screenshotPng(Math.round(4000 * scale), Math.round(3000 * scale))), 'image/png')],
+    options: { maxLongSide: 1568 },
+    maxSide: 1568,
+    maxBytes: DEFAULT_MAX_BYTES,
+    runs: 5,
   },
   {
     id: 'fit-1280x20000-page',
-    title: 'full page 1280x20000 -> 512x8000 (default profile)',
-    build: async (width = 1280) => image(b64(await screenshotPng(width, Math.round((width * 20000) / 1280))), 'image/png'),
+    title: 'PNG page 1280x20000 -> 512x8000 (default profile)',
+    build: async (scale = 1) => [image(b64(await screenshotPng(Math.round(1280 * scale), Math.round(20000 * scale))), 'image/png')],
     options: {},
     maxSide: 8000,
+    maxBytes: DEFAULT_MAX_BYTES,
+    runs: 5,
+  },
+  {
+    id: 'fit-10000x10000-page',
+    title: 'PNG 10000x10000 (default profile: 8000 px, 3.9 MB)',
+    build: async (scale = 1) => [image(b64(await screenshotPng(Math.round(10000 * scale), Math.round(10000 * scale))), 'image/png')],
+    options: {},
+    maxSide: 8000,
+    maxBytes: DEFAULT_MAX_BYTES,
+    runs: 3,
+  },
+  {
+    id: 'fit-20-screenshots',
+    title: '20 PNG screenshots 2560x1440 -> 1568 at once (maxLongSide)',
+    build: async (scale = 1) => {
+      const width = Math.round(2560 * scale)
+      const height = Math.round(1440 * scale)
+      // Twenty different screenshots: each shifted by a few rows.
+      const base = await screenshotPng(width, height + 40)
+      const { createRequire } = await import('node:module')
+      const sharp = createRequire(import.meta.url)('sharp')
+      return Promise.all(
+        Array.from({ length: 20 }, async (_, i) =>
+          image(
+            b64(
+              await sharp(base)
+                .extract({ left: 0, top: i * 2, width, height })
+                .png()
+                .toBuffer(),
+            ),
+            'image/png',
+          ),
+        ),
+      )
+    },
+    options: { maxLongSide: 1568 },
+    maxSide: 1568,
+    maxBytes: DEFAULT_MAX_BYTES,
+    runs: 5,
   },
 ]

@@ -12,9 +12,12 @@ use image::{ColorType, ImageDecoder, ImageFormat, ImageReader, Limits};
 use super::memory;
 use super::FitError;
 
-/// Most pixels decoded: 8000 x 8000, the largest image any provider with a
-/// side limit takes, so every image such a provider would take decodes.
-pub const MAX_PIXELS: u64 = 64_000_000;
+/// Most pixels a source may have: 16383 x 16383, libvips' default
+/// (`limitInputPixels` in sharp). Checked from the header before any pixel
+/// is decoded; what a fit holds follows its output, not this (see
+/// `source`), and an image decoded whole is bounded by
+/// [`MAX_DECODED_BYTES`] besides.
+pub const MAX_PIXELS: u64 = 16_383 * 16_383;
 
 /// Most bytes the decoded image may take (8000 x 8000 RGBA at 8 bits fits;
 /// a 16-bit RGBA image up to 32 megapixels).
@@ -54,6 +57,8 @@ pub struct Opened<'a> {
     decoder: Box<dyn ImageDecoder + 'a>,
     pub format: ImageFormat,
     animated: bool,
+    /// How the image is to be turned (EXIF), read from the header.
+    pub orientation: Orientation,
     /// Bytes the decoder writes (the image in its own layout).
     decoded_bytes: u64,
     /// Bytes the decoder holds besides (see [`working_bytes`]).
@@ -64,13 +69,7 @@ pub struct Opened<'a> {
 /// the decoded size against [`MAX_DECODED_BYTES`], before any pixel is
 /// read.
 pub fn open(bytes: &[u8]) -> Result<Opened<'_>, FitError> {
-    // The sniffer reads the size from the head alone, before a decoder
-    // reads further (PNG's reads on to the first image data).
-    if let Some(sniffed) = crate::sniff::sniff(bytes) {
-        if let Some((width, height)) = crate::sniff::image_dimensions(sniffed.media_type, bytes) {
-            check_pixels(width, height)?;
-        }
-    }
+    check_sniffed(bytes)?;
     let reader = ImageReader::new(Cursor::new(bytes))
         .with_guessed_format()
         .map_err(decode_error)?;
@@ -118,57 +117,89 @@ pub fn open(bytes: &[u8]) -> Result<Opened<'_>, FitError> {
         } else {
             working_bytes(format, bytes, width, height, decoded_bytes)
         };
+    // An orientation that cannot be read leaves the image as stored.
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     Ok(Opened {
         decoder,
         format,
         animated,
+        orientation,
         decoded_bytes,
         working_bytes,
     })
 }
 
+/// The size the sniffer reads from the head alone checked against
+/// [`MAX_PIXELS`], before a decoder reads further (PNG's reads on to the
+/// first image data).
+pub fn check_sniffed(bytes: &[u8]) -> Result<(), FitError> {
+    if let Some(sniffed) = crate::sniff::sniff(bytes) {
+        if let Some((width, height)) = crate::sniff::image_dimensions(sniffed.media_type, bytes) {
+            check_pixels(width, height)?;
+        }
+    }
+    Ok(())
+}
+
 impl Opened<'_> {
-    /// The most bytes fitting this image holds at once, beyond its input:
-    /// the larger of
-    /// - decoding: the decoder's output plus its own working memory;
-    /// - after it: three times the image at 8 bits a channel (`S8`): the
-    ///   image, and while resizing a premultiplied copy (with alpha) and
-    ///   the first pass's output (no larger than the image), or while
-    ///   encoding one resized copy (no larger than the image) and the
-    ///   encoded bytes (no larger than that copy, plus a little);
-    ///
-    /// plus `S8 / 16` and 1 MiB for what these estimates leave out (row
-    /// buffers, an encoded output larger than its pixels, tables).
-    pub fn peak_bytes(&self) -> u64 {
-        let (width, height) = self.decoder.dimensions();
-        let eight_bit = u64::from(width)
-            * u64::from(height)
-            * u64::from(self.decoder.color_type().channel_count());
-        let decoding = self.decoded_bytes + self.working_bytes;
-        decoding.max(3 * eight_bit) + eight_bit / 16 + (1 << 20)
+    /// Width and height as stored (before the EXIF orientation).
+    pub fn dimensions(&self) -> (u32, u32) {
+        self.decoder.dimensions()
+    }
+
+    /// Channels of the image at 8 bits a channel.
+    pub fn channels(&self) -> u8 {
+        self.decoder.color_type().channel_count()
+    }
+
+    /// Bytes held while decoding: the decoder's output and its working
+    /// memory, or the output and its 8-bit copy, whichever is more.
+    pub fn decoding_bytes(&self) -> u64 {
+        let (width, height) = self.dimensions();
+        let eight_bit = u64::from(width) * u64::from(height) * u64::from(self.channels());
+        // Wider samples are brought to 8 bits in place, then the buffer is
+        // shrunk: a copy of the 8-bit image beside it for a moment.
+        let shrunk = if self.decoded_bytes > eight_bit {
+            eight_bit
+        } else {
+            0
+        };
+        self.decoded_bytes + self.working_bytes.max(shrunk)
+    }
+
+    /// An animation (animated WebP), of which the first frame is decoded.
+    pub fn animated(&self) -> bool {
+        self.animated
     }
 
     /// Decode the pixels into a buffer allocated here (an allocation that
     /// fails is an error), then bring them to 8 bits a channel in place and
     /// apply the EXIF orientation.
+    #[cfg(test)]
     pub fn read(self) -> Result<Decoded, FitError> {
-        let mut decoder = self.decoder;
+        let (format, animated) = (self.format, self.animated);
+        let (pixels, orientation) = self.read_stored()?;
+        let pixels = oriented(pixels, orientation)?;
+        Ok(Decoded {
+            pixels: without_opaque_alpha(pixels),
+            format,
+            animated,
+        })
+    }
+
+    /// The pixels at 8 bits a channel as stored, and the orientation they
+    /// are to be shown in.
+    pub fn read_stored(self) -> Result<(Pixels, Orientation), FitError> {
+        let decoder = self.decoder;
         let (width, height) = decoder.dimensions();
         let color = decoder.color_type();
-        // An orientation that cannot be read leaves the image as stored.
-        let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+        let orientation = self.orientation;
         let len = usize::try_from(self.decoded_bytes).map_err(|_| FitError::TooManyBytes {
             bytes: self.decoded_bytes,
         })?;
         let mut data = memory::zeroed(len)?;
         decoder.read_image(&mut data).map_err(decode_error)?;
-        let pixels = eight_bit(data, width, height, color)?;
-        let pixels = oriented(pixels, orientation)?;
-        Ok(Decoded {
-            pixels: without_opaque_alpha(pixels),
-            format: self.format,
-            animated: self.animated,
-        })
+        Ok((eight_bit(data, width, height, color)?, orientation))
     }
 }
 
@@ -180,7 +211,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, FitError> {
 
 /// The memory a decoder holds besides the image it writes, from what is
 /// known of its working: PNG, BMP and baseline JPEG decode a few rows at a
-/// time (left to the 1 MiB of [`Opened::peak_bytes`]); a progressive JPEG
+/// time (left to the 1 MiB of [`super::memory::fit_peak`]); a progressive JPEG
 /// keeps every coefficient (2 bytes a sample, each component); lossy WebP
 /// its YUV frame (1.5 bytes a pixel), lossless WebP without alpha an RGBA
 /// frame, WebP with alpha or animation up to 8 bytes a pixel (a frame and
@@ -218,6 +249,9 @@ fn working_bytes(format: ImageFormat, bytes: &[u8], width: u32, height: u32, dec
 /// What a JPEG's frame header says.
 pub(super) struct JpegFrame {
     pub progressive: bool,
+    /// Huffman-coded (baseline, extended or progressive) at 8 bits: what
+    /// `jpeg-decoder` decodes, and at a scale.
+    pub scalable: bool,
     pub components: u8,
     pub width: u32,
     pub height: u32,
@@ -267,6 +301,7 @@ pub(super) fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
                     |i: usize| Some(u16::from_be_bytes([*bytes.get(i)?, *bytes.get(i + 1)?]));
                 return Some(JpegFrame {
                     progressive: matches!(marker, 0xC2 | 0xC6 | 0xCA | 0xCE),
+                    scalable: matches!(marker, 0xC0..=0xC2) && bytes.get(at + 4) == Some(&8),
                     components: *bytes.get(at + 9)?,
                     height: u32::from(word(at + 5)?),
                     width: u32::from(word(at + 7)?),
@@ -279,7 +314,7 @@ pub(super) fn jpeg_frame(bytes: &[u8]) -> Option<JpegFrame> {
     }
 }
 
-fn check_pixels(width: u32, height: u32) -> Result<(), FitError> {
+pub(super) fn check_pixels(width: u32, height: u32) -> Result<(), FitError> {
     if u64::from(width) * u64::from(height) > MAX_PIXELS {
         return Err(FitError::TooManyPixels { width, height });
     }
@@ -364,9 +399,18 @@ pub(super) fn oriented(p: Pixels, orientation: Orientation) -> Result<Pixels, Fi
 }
 
 /// `p` without its alpha channel when every pixel is opaque (smaller to
-/// resize and encode, and JPEG needs none), dropped in place.
-fn without_opaque_alpha(mut p: Pixels) -> Pixels {
+/// resize and encode, and JPEG needs none).
+#[cfg(test)]
+fn without_opaque_alpha(p: Pixels) -> Pixels {
     if !p.has_alpha() || !is_opaque(&p) {
+        return p;
+    }
+    without_alpha(p)
+}
+
+/// `p` with its alpha channel dropped, in place.
+pub(super) fn without_alpha(mut p: Pixels) -> Pixels {
+    if !p.has_alpha() {
         return p;
     }
     let n = usize::from(p.channels);
@@ -380,6 +424,7 @@ fn without_opaque_alpha(mut p: Pixels) -> Pixels {
     p
 }
 
+#[cfg(test)]
 fn is_opaque(p: &Pixels) -> bool {
     let n = usize::from(p.channels);
     p.data.chunks_exact(n).all(|px| px[n - 1] == 255)

@@ -4,7 +4,6 @@
 //! write into an [`Output`] that grows fallibly; PNG is streamed into it
 //! (the whole-image call first compresses into a buffer of its own).
 
-use std::collections::HashSet;
 use std::io::Write;
 
 use super::decode::{on_white, Pixels};
@@ -85,30 +84,4 @@ pub fn jpeg(p: &Pixels, quality: u8) -> Result<Vec<u8>, FitError> {
     let result =
         jpeg_encoder::Encoder::new(&mut out, quality).encode(&p.data, width, height, color);
     finish(out, result)
-}
-
-/// Pixels sampled to tell a photo from a screenshot or drawing.
-const SAMPLES: usize = 4096;
-
-/// A photo (or anything like one) has many distinct colours even among a
-/// few thousand pixels; a screenshot, a chart or a drawing repeats a few.
-/// Such an image compresses far better as JPEG than as PNG.
-pub fn looks_like_photo(p: &Pixels) -> bool {
-    let n = usize::from(p.channels);
-    let count = p.data.len() / n;
-    if count == 0 {
-        return false;
-    }
-    let step = (count / SAMPLES).max(1);
-    let mut seen = HashSet::with_capacity(SAMPLES);
-    let mut sampled = 0usize;
-    for px in p.data.chunks_exact(n).step_by(step) {
-        let mut key = 0u32;
-        for &c in px {
-            key = (key << 8) | u32::from(c);
-        }
-        seen.insert(key);
-        sampled += 1;
-    }
-    seen.len() * 2 > sampled
 }

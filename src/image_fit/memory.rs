@@ -7,10 +7,26 @@ use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
 use super::FitError;
 
-/// The default budget: every image within the decoder's limits fits in it
-/// alone (the largest, 8000x8000 RGBA, needs about 749 MiB; see
-/// [`super::decode::Opened::peak_bytes`]).
+/// The default budget: every image fits in it alone whose output does
+/// (an output of 8000x8000 RGBA needs about 520 MiB; see [`fit_peak`]).
 pub const DEFAULT_BUDGET: u64 = 768 * 1024 * 1024;
+
+/// The most bytes a fit holds at once beyond its input, the larger of
+/// - `decoding`: what the decoder holds while it decodes;
+/// - streaming: `held` (the source decoded whole or at a scale, kept while
+///   its rows are read), the shrink's `strips` and the `output`;
+/// - encoding: `held` and three times the output: the output, one copy of
+///   it (turned as its orientation says, or flattened on white for JPEG)
+///   and the encoded bytes (no larger than the pixels, plus a little); a
+///   smaller size for a byte limit is made from the source again, the
+///   larger one let go first;
+///
+/// plus a sixteenth of the output and 1 MiB for what these leave out.
+pub fn fit_peak(decoding: u64, held: u64, strips: u64, output: u64) -> u64 {
+    let streaming = held + strips + output;
+    let encoding = held + 3 * output;
+    decoding.max(streaming).max(encoding) + output / 16 + (1 << 20)
+}
 
 /// Names the budget in MiB, read once, when the first image is fitted.
 pub const BUDGET_VARIABLE: &str = "MCP_CONTENT_FIT_MEMORY_MIB";

@@ -12,8 +12,11 @@
 mod decode;
 mod encode;
 pub(crate) mod memory;
-mod resize;
+mod shrink;
+mod source;
 mod tiff;
+
+use image::metadata::Orientation;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
 pub use memory::{Budget, BUDGET_VARIABLE, DEFAULT_BUDGET};
@@ -129,8 +132,7 @@ const JPEG_QUALITY_LOW: u8 = 70;
 /// become JPEG where PNG is too large; then it is made smaller).
 ///
 /// Memory: the fit's peak beyond the input, estimated from the header
-/// ([`decode::Opened::peak_bytes`]: at most about 749 MiB, for 8000x8000
-/// RGBA), is taken from the process-wide budget before any pixel is
+/// and the output's size ([`source::Source::peak_bytes`]), is taken from the process-wide budget before any pixel is
 /// decoded, and given back when the fit ends; a fit waits for room, and
 /// one larger than the whole budget is refused. Every large buffer is
 /// allocated fallibly: memory that runs out is an error, not an abort.
@@ -148,35 +150,41 @@ pub fn fit_within(
     if !target.png && !target.jpeg {
         return Err(FitError::NoOutputFormat);
     }
-    let opened = decode::open(bytes)?;
-    let peak = opened.peak_bytes();
+    let mut source = source::open(bytes)?;
+    // Rotated a quarter turn, the image is made as stored with its sides
+    // swapped, then turned.
+    let (source_width, source_height) = as_stored(&source, source.width, source.height);
+    let (mut width, mut height) = scaled(source_width, source_height, target.max_side);
+    let (out_width, out_height) = as_stored(&source, width, height);
+    let peak = source.peak_bytes(out_width, out_height);
     let _permit = budget.acquire(peak)?;
     // Decoders allocate their working memory infallibly: a process that
     // cannot hold the whole peak now is told before they start.
     memory::probe(peak)?;
-    let decoded = opened.read()?;
-    let source = decoded.pixels;
-    let (source_width, source_height) = (source.width, source.height);
-    let from_jpeg = decoded.format == image::ImageFormat::Jpeg;
+    let first = source.render(out_width, out_height)?;
+    let photo = first.photo;
+    let mut current = Some(first.pixels);
+    let from_jpeg = source.format == image::ImageFormat::Jpeg;
     // A JPEG source stays JPEG; others start as PNG (lossless) where taken.
     let mut jpeg = (from_jpeg && target.jpeg) || !target.png;
     let mut quality = JPEG_QUALITY;
-    let (mut width, mut height) = scaled(source.width, source.height, target.max_side);
-    let photo = encode::looks_like_photo(&source);
     for _ in 0..MAX_ATTEMPTS {
-        let resized;
-        let pixels = if (width, height) == (source.width, source.height) {
-            &source
-        } else {
-            resized = resize::resize(&source, width, height)?;
-            &resized
+        // A smaller size is made from the source again, the larger one let
+        // go first: memory follows the output.
+        let pixels = match current.take() {
+            Some(p) if (p.width, p.height) == (width, height) => p,
+            other => {
+                drop(other);
+                let (w, h) = as_stored(&source, width, height);
+                source.render(w, h)?.pixels
+            }
         };
         // JPEG cannot hold more than 65,535 pixels a side.
         let as_jpeg = jpeg && width <= 65_535 && height <= 65_535;
         let out = if as_jpeg {
-            encode::jpeg(pixels, quality)?
+            encode::jpeg(&pixels, quality)?
         } else {
-            encode::png(pixels)?
+            encode::png(&pixels)?
         };
         if out.len() as u64 <= target.max_bytes {
             return Ok(Fitted {
@@ -186,9 +194,10 @@ pub fn fit_within(
                 height,
                 source_width,
                 source_height,
-                first_frame: animated || decoded.animated,
+                first_frame: animated || source.animated,
             });
         }
+        current = Some(pixels);
         if !as_jpeg && target.jpeg && photo {
             jpeg = true;
             continue;
@@ -208,6 +217,18 @@ pub fn fit_within(
         height = ((f64::from(height) * ratio).round() as u32).max(1);
     }
     Err(FitError::TooLarge)
+}
+
+/// `width` x `height` as shown, as the source stores it, or the other way
+/// round (sides swapped for a quarter turn).
+fn as_stored(source: &source::Source, width: u32, height: u32) -> (u32, u32) {
+    match source.orientation {
+        Orientation::Rotate90
+        | Orientation::Rotate270
+        | Orientation::Rotate90FlipH
+        | Orientation::Rotate270FlipH => (height, width),
+        _ => (width, height),
+    }
 }
 
 /// The size within `max_side` a side, aspect ratio kept, sides at least 1.

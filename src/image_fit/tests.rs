@@ -1,5 +1,6 @@
 use super::decode::{decode, Pixels};
 use super::*;
+use super::{shrink, source};
 
 fn png_of(width: u32, height: u32, channels: u8, pixel: impl Fn(u32, u32) -> Vec<u8>) -> Vec<u8> {
     let mut data = Vec::new();
@@ -162,24 +163,33 @@ fn png_header(width: u32, height: u32, bit_depth: u8, colour_type: u8) -> Vec<u8
 }
 
 #[test]
-fn a_sixteen_bit_image_over_the_decode_limit_is_refused_before_allocating() {
-    // 8000x8000 RGBA at 16 bits: 512,000,000 bytes decoded, over 256 MiB.
-    let png = png_header(8000, 8000, 16, 6);
+fn a_sixteen_bit_image_decoded_whole_over_the_decode_limit_is_refused_before_allocating() {
+    // 8000x8000 RGBA at 16 bits, interlaced (decoded whole): 512,000,000
+    // bytes decoded, over 256 MiB.
+    let mut png = png_header(8000, 8000, 16, 6);
+    png[28] = 1;
+    let crc = crc32fast::hash(&png[12..29]);
+    png[29..33].copy_from_slice(&crc.to_be_bytes());
     let error = fit(&png, &ANY, false).unwrap_err();
     assert_eq!(error, FitError::TooManyBytes { bytes: 512_000_000 });
     assert_eq!(
         error.to_string(),
         "decoded it would take 489 MiB, more than the 256 MiB decoded at most"
     );
-    // At 8 bits it is within the limit, and its peak within the budget.
-    let eight_bit = png_header(8000, 8000, 8, 6);
-    let opened = decode::open(&eight_bit).unwrap();
+    // Not interlaced, it is read a row at a time: its peak follows the
+    // output (8000x8000 RGBA, three times over, a sixteenth and 1 MiB),
+    // within the budget.
+    let rows = png_header(8000, 8000, 16, 6);
+    let source = source::open(&rows).unwrap();
+    let peak = source.peak_bytes(8000, 8000);
+    assert!(peak <= DEFAULT_BUDGET, "{peak}");
+    assert!(peak >= 3 * 256_000_000, "{peak}");
+    // Made 4 times smaller, it needs 16 times less, and a few strips.
+    let small = source.peak_bytes(2000, 2000);
     assert!(
-        opened.peak_bytes() <= DEFAULT_BUDGET,
-        "{}",
-        opened.peak_bytes()
+        (3 * 16_000_000..3 * 16_000_000 + (8 << 20)).contains(&small),
+        "{small}"
     );
-    assert!(opened.peak_bytes() >= 3 * 256_000_000);
 }
 
 /// A JPEG whose frame header says `width` x `height`: a 16x16 RGB image,
@@ -207,14 +217,22 @@ fn a_progressive_jpeg_counts_its_coefficients() {
         jpeg_header(false, 8000, 8000),
         jpeg_header(true, 8000, 8000),
     );
-    let baseline = decode::open(&baseline).unwrap();
-    let progressive = decode::open(&progressive).unwrap();
-    // Three components at 2 bytes a sample, beside the 192,000,000 written.
-    assert_eq!(
-        progressive.peak_bytes() - baseline.peak_bytes(),
-        192_000_000 + 2 * 3 * 8000 * 8000 - 3 * 192_000_000
-    );
-    assert!(progressive.peak_bytes() <= DEFAULT_BUDGET);
+    let baseline = source::open(&baseline).unwrap();
+    let progressive = source::open(&progressive).unwrap();
+    // Three components at 2 bytes a sample, at full size, whatever the
+    // scale it is decoded at.
+    for side in [4000, 1000] {
+        let (p, b) = (
+            progressive.peak_bytes(side, side),
+            baseline.peak_bytes(side, side),
+        );
+        assert!(p >= 2 * 3 * 8000 * 8000 && b < p / 2, "{side}: {p} {b}");
+    }
+    // Whole, its output's copies outweigh its coefficients.
+    assert!(progressive.peak_bytes(8000, 8000) >= baseline.peak_bytes(8000, 8000));
+    assert!(progressive.peak_bytes(8000, 8000) <= DEFAULT_BUDGET);
+    // Decoded at 1/8 of its size, a baseline JPEG needs a fraction.
+    assert!(baseline.peak_bytes(1000, 1000) < 3 * 3_000_000 + (8 << 20));
 }
 
 #[test]
@@ -222,8 +240,10 @@ fn a_fit_larger_than_the_whole_budget_is_refused_with_its_need() {
     let png = png_of(300, 200, 3, |x, y| vec![x as u8, y as u8, 7]);
     let budget = Budget::new(1 << 20);
     let error = fit_within(&png, &ANY, false, &budget).unwrap_err();
-    // 3 x 180,000 bytes, 1/16 of it and 1 MiB.
-    let needs = 3 * 180_000 + 180_000 / 16 + (1 << 20);
+    // At least 3 x 180,000 bytes (the output, a copy, the encoded bytes),
+    // 1/16 of it and 1 MiB.
+    let needs = source::open(&png).unwrap().peak_bytes(300, 200);
+    assert!(needs >= 3 * 180_000 + 180_000 / 16 + (1 << 20), "{needs}");
     assert_eq!(
         error,
         FitError::OverBudget {
@@ -244,7 +264,10 @@ fn a_fit_larger_than_the_whole_budget_is_refused_with_its_need() {
     };
     let fitted = fit_within(&png, &target, false, &budget).unwrap();
     assert_eq!((fitted.width, fitted.height), (100, 67));
-    assert_eq!(budget.high_water(), needs);
+    // What it took follows the output: the rows read, a few strips.
+    let smaller = source::open(&png).unwrap().peak_bytes(100, 67);
+    assert!(smaller < needs);
+    assert_eq!(budget.high_water(), smaller);
     drop(budget.acquire(needs).unwrap());
 }
 
@@ -361,32 +384,135 @@ fn every_orientation_turns_as_image_does() {
     }
 }
 
-#[test]
-fn resizing_in_two_passes_matches_the_resizer_in_one() {
-    use fast_image_resize::images::Image;
+/// `data` (`width` x `height`, `channels`) made `out_width` x
+/// `out_height` by fast_image_resize in one call (Lanczos3, alpha
+/// premultiplied), and by a [`shrink::Shrink`] a row at a time.
+fn one_call_and_rows(
+    data: &[u8],
+    (width, height, channels): (u32, u32, u8),
+    (out_width, out_height): (u32, u32),
+) -> (Vec<u8>, Vec<u8>) {
+    use fast_image_resize::images::{Image, ImageRef};
     use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
-    for channels in [3u8, 4] {
-        let data: Vec<u8> = (0..120 * 90 * u32::from(channels))
+    let kind = [
+        PixelType::U8,
+        PixelType::U8x2,
+        PixelType::U8x3,
+        PixelType::U8x4,
+    ][usize::from(channels) - 1];
+    let src = ImageRef::new(width, height, data, kind).unwrap();
+    let mut dst = Image::new(out_width, out_height, kind);
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+    Resizer::new().resize(&src, &mut dst, &options).unwrap();
+    let mut shrink = shrink::Shrink::new(width, height, channels, out_width, out_height).unwrap();
+    for row in data.chunks_exact((width * u32::from(channels)) as usize) {
+        shrink.push(row).unwrap();
+    }
+    let ours = shrink.finish().unwrap();
+    assert_eq!(
+        (ours.width, ours.height, ours.channels),
+        (out_width, out_height, channels)
+    );
+    (dst.into_vec(), ours.data)
+}
+
+/// The largest difference between two images, in colour times alpha (a
+/// clear pixel's colour does not show) and in alpha.
+fn largest_difference(a: &[u8], b: &[u8], channels: u8) -> u32 {
+    assert_eq!(a.len(), b.len());
+    let n = usize::from(channels);
+    let alpha = n == 2 || n == 4;
+    a.chunks_exact(n)
+        .zip(b.chunks_exact(n))
+        .flat_map(|(p, q)| {
+            let (pa, qa) = if alpha {
+                (u32::from(p[n - 1]), u32::from(q[n - 1]))
+            } else {
+                (255, 255)
+            };
+            (0..n).map(move |i| {
+                if alpha && i == n - 1 {
+                    pa.abs_diff(qa)
+                } else {
+                    (u32::from(p[i]) * pa).abs_diff(u32::from(q[i]) * qa) / 255
+                }
+            })
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_shrink_row_by_row_matches_one_resize_of_the_whole() {
+    // Noise, no whole-factor reduction (less than half the size): the same
+    // two passes as one call makes, a group of rows at a time. Alpha is
+    // not opaque, so it is kept.
+    for channels in [1u8, 3, 4, 2] {
+        let (width, height) = (300, 700);
+        let data: Vec<u8> = (0..width * height * u32::from(channels))
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect();
-        let source = Pixels {
-            width: 120,
-            height: 90,
-            channels,
-            data: data.clone(),
-        };
-        let ours = resize::resize(&source, 47, 31).unwrap();
-        let kind = if channels == 3 {
-            PixelType::U8x3
-        } else {
-            PixelType::U8x4
-        };
-        let src = Image::from_vec_u8(120, 90, data, kind).unwrap();
-        let mut dst = Image::new(47, 31, kind);
-        let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
-        Resizer::new().resize(&src, &mut dst, &options).unwrap();
-        assert_eq!(ours.data, dst.into_vec(), "{channels} channels");
+        let (whole, rows) = one_call_and_rows(&data, (width, height, channels), (173, 401));
+        let most = largest_difference(&whole, &rows, channels);
+        // With alpha, colours are premultiplied here as the resizer
+        // premultiplies its own, but may round otherwise.
+        let allowed = if channels % 2 == 0 { 6 } else { 0 };
+        assert!(most <= allowed, "{channels} channels: {most}");
     }
+    // Smooth colours reduced 5 times by whole blocks, then resized: as the
+    // one resize, within a step or two.
+    let (width, height) = (1000, 3000);
+    let data: Vec<u8> = (0..width * height)
+        .flat_map(|i| {
+            let (x, y) = (i % width, i / width);
+            [(x / 4) as u8, (y / 12) as u8, ((x + y) / 16) as u8]
+        })
+        .collect();
+    let (whole, rows) = one_call_and_rows(&data, (width, height, 3), (97, 291));
+    let most = largest_difference(&whole, &rows, 3);
+    assert!(most <= 2, "reduced: {most}");
+}
+
+#[test]
+fn a_shrink_drops_alpha_only_when_every_pixel_is_opaque() {
+    let opaque: Vec<u8> = (0..64 * 64).flat_map(|i| [i as u8, 9, 200, 255]).collect();
+    let mut shrink = shrink::Shrink::new(64, 64, 4, 10, 10).unwrap();
+    for row in opaque.chunks_exact(64 * 4) {
+        shrink.push(row).unwrap();
+    }
+    assert_eq!(shrink.finish().unwrap().channels, 3);
+    let mut one_clear = opaque.clone();
+    one_clear[64 * 4 * 63 + 3] = 0;
+    let mut shrink = shrink::Shrink::new(64, 64, 4, 10, 10).unwrap();
+    for row in one_clear.chunks_exact(64 * 4) {
+        shrink.push(row).unwrap();
+    }
+    assert_eq!(shrink.finish().unwrap().channels, 4);
+}
+
+#[test]
+fn a_copy_at_the_same_size_keeps_every_value() {
+    // Partly and fully clear pixels, their colours kept (premultiplying
+    // and dividing again would lose them).
+    let data: Vec<u8> = (0..40 * 30)
+        .flat_map(|i| [i as u8, 200, 7, (i % 3 * 60) as u8])
+        .collect();
+    let mut shrink = shrink::Shrink::new(40, 30, 4, 40, 30).unwrap();
+    for row in data.chunks_exact(40 * 4) {
+        shrink.push(row).unwrap();
+    }
+    assert_eq!(shrink.finish().unwrap().data, data);
+}
+
+#[test]
+fn a_shrink_missing_rows_is_an_error() {
+    let mut shrink = shrink::Shrink::new(50, 40, 3, 20, 16).unwrap();
+    for _ in 0..39 {
+        shrink.push(&[7; 150]).unwrap();
+    }
+    assert!(matches!(shrink.finish(), Err(FitError::Decode(_))));
+    let mut shrink = shrink::Shrink::new(50, 40, 3, 20, 16).unwrap();
+    assert!(shrink.push(&[7; 149]).is_err());
 }
 
 #[test]
