@@ -113,6 +113,14 @@ export declare function isTextualMediaType(mediaType: unknown): boolean
 /** True when the bytes are valid UTF-8. */
 export declare function isUtf8(data: Uint8Array): boolean
 
+/**
+ * Why a resource link a caller asked to have read (`readResource`) is not:
+ * `why` names the case, `amount` its figure ('link-limit' and
+ * 'byte-limit': the limit; 'over-byte-limit': the link's bytes, with
+ * `limit`; 'timed-out': milliseconds) or, for 'failed', the message.
+ */
+export declare function linkNotReadReason(why: 'link-limit' | 'byte-limit' | 'over-byte-limit' | 'timed-out' | 'failed', amount: number | string, limit?: number): string
+
 /** The note for a `resource` part without a `resource` object. */
 export declare function missingResourceText(): string
 
@@ -128,16 +136,10 @@ export interface RemovedFile {
 }
 
 /**
- * The note for a `resource_link` part that was to be read and is not:
- * the link's note with why. `why` names the case, `amount` its figure
- * ('link-limit' and 'byte-limit': the limit; 'over-byte-limit': the
- * link's bytes, with `limit`; 'timed-out': milliseconds) or, for
- * 'failed', the message.
+ * The note for a `resource_link` part; with `notRead` (a reason from
+ * `linkNotReadReason`), the note of a link that was to be read and is not.
  */
-export declare function resourceLinkNotReadText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown, why: 'link-limit' | 'byte-limit' | 'over-byte-limit' | 'timed-out' | 'failed', amount: number | string, limit?: number): string
-
-/** The note for a `resource_link` part. */
-export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown): string
+export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown, notRead?: string): string
 
 /** Decide where each attachment recorded so far goes. */
 export declare function resultDecide(result: ResultHandle, isError: boolean, hasText: boolean): Decision
