@@ -13,7 +13,7 @@ import path from 'node:path'
 import { createRequire } from 'node:module'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { loadBinding, repoRoot, testDir, tempDir, parseSavedNote, cliPath as cli } from './fixtures/index.mjs'
+import { loadBinding, repoRoot, testDir, tempDir, parseSavedNote, cliPath as cli, withSavedBytes } from './fixtures/index.mjs'
 import { sdkV2, childEnv } from './fixtures/mcp-sdks.mjs'
 import { bytes, BIG_TEXT_BYTES } from './fixtures/link-cases.mjs'
 
@@ -48,17 +48,6 @@ async function connectV2(args, mode) {
   const client = new v2.Client({ name: 'mcp-content-links-test', version: '0.0.0' }, { versionNegotiation: { mode } })
   await client.connect(new v2.StdioClientTransport({ command: process.execPath, args, env: childEnv(), stderr: 'pipe', cwd: repoRoot }))
   return client
-}
-
-/** A result with the paths of saved files in notes replaced by the files' bytes, so two conversions compare. */
-function withSavedBytes(result) {
-  return {
-    ...result,
-    content: result.content.map((p) => {
-      const saved = p.type === 'text' ? parseSavedNote(p.text)?.path : undefined
-      return saved ? { ...p, text: p.text.replace(saved, `<${fs.readFileSync(saved).toString('base64')}>`) } : p
-    }),
-  }
 }
 
 /** What the proxy must answer for `raw`: convertToolResult with links read through `direct`, as the proxy converts. */

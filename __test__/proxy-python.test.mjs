@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
-import { loadBinding, repoRoot, testDir, tempDir, makePng, parseSavedNote, cliPath as cli } from './fixtures/index.mjs'
+import { loadBinding, repoRoot, testDir, tempDir, makePng, cliPath as cli, withSavedBytes } from './fixtures/index.mjs'
 import { findPython, pythonMcp, pythonDir, sdkV2, childEnv } from './fixtures/mcp-sdks.mjs'
 
 const require = createRequire(import.meta.url)
@@ -64,17 +64,6 @@ function pyClient(mode, tools, server) {
       resolve({ version: lines[0].version, results, elicitations: lines.at(-1).elicitations })
     })
   })
-}
-
-/** A result with the paths of saved notes replaced by the saved file's bytes, so two conversions compare. */
-function withSavedBytes(result) {
-  return {
-    ...result,
-    content: result.content.map((p) => {
-      const saved = p.type === 'text' ? parseSavedNote(p.text) : null
-      return saved ? { ...p, text: p.text.replace(saved.path, `<${fs.readFileSync(saved.path).toString('base64')}>`) } : p
-    }),
-  }
 }
 
 /** The proxied `got` is what the proxy must make of `raw`, both read by the same client. */

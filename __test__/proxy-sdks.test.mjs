@@ -6,12 +6,11 @@
 // client. The Python SDK is in proxy-python.test.mjs.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import fs from 'node:fs'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { loadBinding, repoRoot, testDir, tempDir, parseSavedNote, cliPath as cli } from './fixtures/index.mjs'
+import { loadBinding, repoRoot, testDir, tempDir, cliPath as cli, withSavedBytes } from './fixtures/index.mjs'
 import { cases, bytes } from './fixtures/mcp-cases.mjs'
 import { sdkV2, childEnv } from './fixtures/mcp-sdks.mjs'
 
@@ -49,20 +48,6 @@ async function connectV1(args) {
   const client = new V1Client({ name: 'mcp-content-sdk-test', version: '0.0.0' })
   await client.connect(new V1Transport({ command: process.execPath, args, env: childEnv(), stderr: 'pipe', cwd: repoRoot }))
   return client
-}
-
-const FITTED_ORIGINAL = /^\[Image [^\n]* to fit \([^\n]*\): original [^\n]*?, saved to ([^;\n]*); sent [^\n]*\]$/
-
-/** A result with the paths of saved files in notes replaced by the files' bytes, so two conversions compare. */
-function withSavedBytes(result) {
-  return {
-    ...result,
-    content: result.content.map((p) => {
-      if (p.type !== 'text') return p
-      const saved = parseSavedNote(p.text)?.path ?? FITTED_ORIGINAL.exec(p.text)?.[1]
-      return saved ? { ...p, text: p.text.replace(saved, `<${fs.readFileSync(saved).toString('base64')}>`) } : p
-    }),
-  }
 }
 
 /** What the proxy must answer for `raw`, the server's answer as the client read it directly. */

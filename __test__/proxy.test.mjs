@@ -13,7 +13,18 @@ import { createRequire } from 'node:module'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { loadBinding, repoRoot, testDir, tempDir, listFiles, parseSavedNote, referenceImageInfo, cliPath as cli } from './fixtures/index.mjs'
+import {
+  loadBinding,
+  repoRoot,
+  testDir,
+  tempDir,
+  listFiles,
+  parseSavedNote,
+  referenceImageInfo,
+  cliPath as cli,
+  withSavedBytes,
+  FITTED_ORIGINAL,
+} from './fixtures/index.mjs'
 import { bytes, cases } from './fixtures/mcp-cases.mjs'
 
 const require = createRequire(import.meta.url)
@@ -39,22 +50,6 @@ async function connect(args, capabilities = {}) {
 /** The proxy in front of `server`, saving into `dir`. */
 const viaProxy = (dir, server, provider = 'default', capabilities) =>
   connect([cli, 'proxy', '--provider', provider, '--output-dir', dir, '--', process.execPath, ...server], capabilities)
-
-const FITTED_ORIGINAL = /^\[Image [^\n]* to fit \([^\n]*\): original [^\n]*?, saved to ([^;\n]*); sent [^\n]*\]$/
-
-/** A result with the paths of saved notes replaced by the saved file's bytes (base64), so two conversions compare. */
-function withSavedBytes(result) {
-  return {
-    ...result,
-    content: result.content.map((p) => {
-      if (p.type !== 'text') return p
-      // A saved note, or the note beside an image made to fit (its original saved).
-      const path = parseSavedNote(p.text)?.path ?? FITTED_ORIGINAL.exec(p.text)?.[1]
-      if (path === undefined) return p
-      return { ...p, text: p.text.replace(path, `<${fs.readFileSync(path).toString('base64')}>`) }
-    }),
-  }
-}
 
 describe('proxy: the test server, every case', () => {
   let direct

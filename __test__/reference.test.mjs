@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import { toContentJs, passThrough, FORMATS, extension } from '../benchmark/reference.mjs'
+import { toContentJs, passThrough, FORMATS, extension, ADAM7 } from '../benchmark/reference.mjs'
 import { corpusDir, corpusFiles as listCorpus, makePng as makeGrayPng } from './fixtures/index.mjs'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -225,18 +225,9 @@ function makePng(width, height, idat) {
 
 /** An Adam7-interlaced RGB PNG of zero pixels; `rowsMore` rows of image data added or left out. */
 function interlacedPng(width, height, rowsMore = 0) {
-  const passes = [
-    [0, 0, 8, 8],
-    [4, 0, 8, 8],
-    [0, 4, 4, 8],
-    [2, 0, 4, 4],
-    [0, 2, 2, 4],
-    [1, 0, 2, 2],
-    [0, 1, 1, 2],
-  ]
   let raw = 0
   let lastRow = 0
-  for (const [x, y, dx, dy] of passes) {
+  for (const [x, y, dx, dy] of ADAM7) {
     const w = Math.ceil((width - x) / dx)
     const h = Math.ceil((height - y) / dy)
     if (w > 0 && h > 0) {

@@ -849,7 +849,7 @@ function repairPng(buf) {
 /** Images of more pixels than the native fit decodes (src/image_fit/decode.rs) are left to it. */
 const MAX_PIXELS = 64_000_000
 /** Adam7: where each pass starts and its steps (x, y, dx, dy). */
-const ADAM7 = [
+export const ADAM7 = [
   [0, 0, 8, 8],
   [4, 0, 8, 8],
   [0, 4, 4, 8],

@@ -128,6 +128,25 @@ fn media_answer(converted: Converted, checked_copy: Option<Vec<u8>>) -> MediaAns
     }
 }
 
+/// The arguments of `convertMediaSync` and `convertMediaInline` read, and
+/// the part converted here (`disk`: as `convert` says).
+fn convert_here(
+    settings: Unknown,
+    kind: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    uri: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+    disk: bool,
+) -> Result<Option<Converted>, String> {
+    let settings = settings_of(&settings)?;
+    let fields = MediaFields::read(kind, mime_type, uri)?;
+    let data = DataArg::read(data, data_is_latin1)?;
+    data.with_payload("data", |p| {
+        convert(&fields, p, &settings, NoteStyle::Standard, disk)
+    })?
+}
+
 /// Convert a media part here.
 #[napi(
     catch_unwind,
@@ -142,12 +161,7 @@ pub fn convert_media_sync(
     uri: Option<Unknown>,
     data_is_latin1: Option<Unknown>,
 ) -> Result<MediaAnswer, String> {
-    let settings = settings_of(&settings)?;
-    let fields = MediaFields::read(kind, mime_type, uri)?;
-    let data = DataArg::read(data, data_is_latin1)?;
-    let converted = data.with_payload("data", |p| {
-        convert(&fields, p, &settings, NoteStyle::Standard, true)
-    })??;
+    let converted = convert_here(settings, kind, data, mime_type, uri, data_is_latin1, true)?;
     Ok(media_answer(answered(converted)?, None))
 }
 
@@ -165,12 +179,7 @@ pub fn convert_media_inline(
     uri: Option<Unknown>,
     data_is_latin1: Option<Unknown>,
 ) -> Result<Either<MediaAnswer, Undefined>, String> {
-    let settings = settings_of(&settings)?;
-    let fields = MediaFields::read(kind, mime_type, uri)?;
-    let data = DataArg::read(data, data_is_latin1)?;
-    let converted = data.with_payload("data", |p| {
-        convert(&fields, p, &settings, NoteStyle::Standard, false)
-    })??;
+    let converted = convert_here(settings, kind, data, mime_type, uri, data_is_latin1, false)?;
     // `undefined`, not `null`: the entry tells the two apart from an answer.
     Ok(converted.map_or(Either::B(()), |c| Either::A(media_answer(c, None))))
 }
