@@ -9,12 +9,14 @@ const { invalidArgument, own } = require('./own-objects.js')
 const { hostDir } = require('./data.js')
 const { storeHandle } = require('./store.js')
 const { isQueue } = require('./attachment-queue.js')
+const { historyFormat, FORMAT_NAMES } = require('./history.js')
 
 const ObjectHasOwn = Object.hasOwn
 const ObjectGetPrototypeOf = Object.getPrototypeOf
 const ObjectPrototype = Object.prototype
 const NumberIsInteger = Number.isInteger
 const NUMBER_MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER
+const ArrayIsArray = Array.isArray
 
 /**
  * The settings last made: the option values and the native handle they were
@@ -111,19 +113,61 @@ function readLinkOptions(readResource, maxLinks, maxLinkedBytes, linkTimeoutMs) 
   return links
 }
 
+/** A whole-number option from 0 to `most`, 0 when absent. */
+function amount(value, name, most) {
+  if (value === undefined || value === null) return 0
+  if (typeof value !== 'number' || !NumberIsInteger(value) || value < 0 || value > most) {
+    throw invalidArgument(`\`${name}\` must be a whole number from 0 to ${most}`)
+  }
+  return value
+}
+
+const MAX_COUNT = 2 ** 32 - 1
+
+/**
+ * What the request carries besides the result, as one of three options says: `requestCarries`
+ * (counts and bytes), `history` (the messages to count them from, in a wire format) or
+ * `priorImages` (images only). Undefined when none is given.
+ */
+function readCarried(requestCarries, history, priorImages) {
+  const given = [requestCarries, history, priorImages].filter((value) => value !== undefined && value !== null)
+  if (given.length === 0) return undefined
+  if (given.length > 1) throw invalidArgument('give one of `requestCarries`, `history` and `priorImages`: each says what the request carries')
+  if (priorImages !== undefined && priorImages !== null) {
+    return { counts: [amount(priorImages, 'priorImages', MAX_COUNT), 0, 0, 0, 0], history: undefined }
+  }
+  if (requestCarries !== undefined && requestCarries !== null) {
+    if (typeof requestCarries !== 'object') throw invalidArgument('`requestCarries` must be an object: { images, documents, pages, bytes, documentBytes }')
+    const counts = [
+      amount(own(requestCarries, 'images'), 'requestCarries.images', MAX_COUNT),
+      amount(own(requestCarries, 'documents'), 'requestCarries.documents', MAX_COUNT),
+      amount(own(requestCarries, 'pages'), 'requestCarries.pages', MAX_COUNT),
+      amount(own(requestCarries, 'bytes'), 'requestCarries.bytes', NUMBER_MAX_SAFE_INTEGER),
+      amount(own(requestCarries, 'documentBytes'), 'requestCarries.documentBytes', NUMBER_MAX_SAFE_INTEGER),
+    ]
+    return { counts, history: undefined }
+  }
+  if (typeof history !== 'object') throw invalidArgument('`history` must be an object: { format, messages }')
+  const format = historyFormat(own(history, 'format'))
+  if (format === undefined) throw invalidArgument(`\`history.format\` must be ${FORMAT_NAMES}`)
+  const messages = own(history, 'messages')
+  if (!ArrayIsArray(messages)) throw invalidArgument('`history.messages` must be an array of messages')
+  return { counts: undefined, history: { format, messages } }
+}
+
 /** The options of a whole result, each read once; the conversion ones checked as for toContent. */
 function readConvertOptions(options) {
   const settings = readOptions(options)
   let toolCallId
   let attachments
   let deferMedia
-  let priorImages
+  let carried
   let links
   if (options !== undefined && options !== null) {
     toolCallId = own(options, 'toolCallId')
     attachments = own(options, 'attachments')
     deferMedia = own(options, 'deferMedia')
-    priorImages = own(options, 'priorImages')
+    carried = readCarried(own(options, 'requestCarries'), own(options, 'history'), own(options, 'priorImages'))
     links = readLinkOptions(own(options, 'readResource'), own(options, 'maxLinks'), own(options, 'maxLinkedBytes'), own(options, 'linkTimeoutMs'))
   }
   if (toolCallId === null) toolCallId = undefined
@@ -136,7 +180,7 @@ function readConvertOptions(options) {
     if (toolCallId === undefined) throw invalidArgument('`toolCallId` is required with `attachments`: media are queued once per tool call')
     queue = attachments
   }
-  return { settings, toolCallId, queue, deferMedia, priorImages, links }
+  return { settings, toolCallId, queue, deferMedia, carried, links }
 }
 
 module.exports = { LINK_DEFAULTS, readOptions, readConvertOptions, settingsFor }

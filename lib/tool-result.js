@@ -16,6 +16,7 @@ const { filePart } = require('./to-content.js')
 const { structuredView, structuredText, structuredInText } = require('./structured-content.js')
 const { queueAdd } = require('./attachment-queue.js')
 const { readLinks, readLinkedParts, readsBySource } = require('./resource-links.js')
+const { historyMedia } = require('./history.js')
 
 const ReflectApply = Reflect.apply
 const ArrayIsArray = Array.isArray
@@ -62,10 +63,29 @@ function readResult(result, settings, linked) {
 
 /** A whole-result conversion under way: its options, what was read, the native handle. */
 function startResult(result, options, linked) {
-  const { settings, toolCallId, queue, deferMedia, priorImages } = options
+  const { settings, toolCallId, queue, deferMedia, carried } = options
   const read = readResult(result, settings, linked)
-  const handle = native.resultNew(settings.handle, deferMedia, priorImages)
+  const handle = native.resultNew(settings.handle, deferMedia)
+  if (carried !== undefined) carry(handle, carried)
   return { settings, toolCallId, queue, read, handle }
+}
+
+/**
+ * Tell the result's budget what the request carries besides it: the counts given, or each
+ * attachment of the history given (counted in native code, by what its bytes are).
+ */
+function carry(handle, carried) {
+  const { counts, history } = carried
+  if (counts !== undefined) {
+    native.resultCarries(handle, counts[0], counts[1], counts[2], counts[3], counts[4])
+    return
+  }
+  const media = historyMedia(history.messages, history.format)
+  for (let i = 0; i < media.length; i++) {
+    const data = media[i].data
+    const latin1 = isLatin1(data)
+    native.resultCarry(handle, nativeData(data, latin1), media[i].mimeType, nativeWord(latin1))
+  }
 }
 
 /**

@@ -1,11 +1,11 @@
 //! Which attachments of one tool result fit what a provider takes in one
 //! request: image and document counts, the many-image pixel rule, byte
-//! totals. Images already in the request (earlier turns, other tool
-//! results) are counted when the caller says how many (`prior_images`);
-//! their bytes are the caller's to count. A PDF counts as its pages where
-//! the provider counts pages (one page when its count could not be read).
+//! totals. What the request carries already (earlier turns, other tool
+//! results: [`Carried`]) counts toward every limit, so the result gets
+//! what is left. A PDF counts as its pages where the provider counts pages
+//! (one page when its count could not be read).
 
-use crate::provider::{MediaClass, Profile, RequestLimits, SizeLimit};
+use crate::provider::{ManyImages, MediaClass, Profile, RequestLimits, SizeLimit};
 
 /// An attachment the result would carry, in content order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,6 +15,62 @@ pub struct Candidate<'a> {
     pub dimensions: Option<(u32, u32)>,
     /// A PDF's page count, when it could be read.
     pub pages: Option<u32>,
+}
+
+/// What a request carries besides the result being converted: its
+/// attachments' counts and decoded bytes, as the caller says or as counted
+/// from its history ([`Carried::add`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Carried {
+    pub images: u32,
+    pub documents: u32,
+    /// Pages of those documents; each counts one page at least.
+    pub pages: u32,
+    /// Decoded bytes of all the attachments.
+    pub bytes: u64,
+    /// Decoded bytes of the documents among them.
+    pub document_bytes: u64,
+}
+
+impl Carried {
+    /// Count one attachment of the request (one of `profile`'s media
+    /// types: another is not something the provider counts, it refuses it).
+    pub fn add(&mut self, profile: &Profile, attachment: &Candidate) {
+        match profile.attachable(attachment.media_type).map(|a| a.class) {
+            Some(MediaClass::Image) => self.images = self.images.saturating_add(1),
+            Some(MediaClass::Document) => {
+                self.documents = self.documents.saturating_add(1);
+                self.pages = self.pages.saturating_add(pages(attachment));
+                self.document_bytes = self.document_bytes.saturating_add(attachment.byte_length);
+            }
+            Some(_) => {}
+            None => return,
+        }
+        self.bytes = self.bytes.saturating_add(attachment.byte_length);
+    }
+
+    /// The tally a result's attachments are added to, measured as `limits`
+    /// measure totals.
+    fn tally(&self, limits: &RequestLimits) -> Tally {
+        Tally {
+            images: self.images,
+            documents: self.documents,
+            pages: self.pages.max(self.documents),
+            total: limits.max_total.map_or(0, |l| l.measure(self.bytes)),
+            documents_total: limits
+                .max_documents_total
+                .map_or(0, |l| l.measure(self.document_bytes)),
+        }
+    }
+
+    /// What counts toward the many-image threshold of `rule`.
+    fn toward(&self, rule: &ManyImages) -> u32 {
+        if rule.counts_documents {
+            self.images.saturating_add(self.documents)
+        } else {
+            self.images
+        }
+    }
 }
 
 /// Why an attachment does not fit the request.
@@ -55,12 +111,14 @@ pub enum RequestExcess {
     /// At full size the images would pass the request's size `limit`: the
     /// `images` images of the result share what the other attachments
     /// leave, this one made to fit within `share` (in the limit's unit),
-    /// and within the many-image side limit when `many` says so.
+    /// and within the many-image side limit when `many` says so. `carried`:
+    /// what the request held before the result, in the limit's unit.
     Share {
         limit: SizeLimit,
         images: u32,
         share: u64,
         many: Option<ManyImagesRule>,
+        carried: u64,
     },
 }
 
@@ -81,7 +139,7 @@ pub const MIN_SHARE: u64 = 128 * 1024;
 /// back, all of them or only as many as it takes to come down to the
 /// threshold, whichever keeps more images.
 pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestExcess>> {
-    allot_fitting(profile, candidates, false, 0)
+    allot_fitting(profile, candidates, false, &Carried::default())
 }
 
 /// [`allot`]; with `fit`, large images are made to fit rather than held
@@ -89,13 +147,13 @@ pub fn allot(profile: &Profile, candidates: &[Candidate]) -> Vec<Option<RequestE
 /// the side limit is marked (and then fitted to it), none is dropped; and
 /// when the images would pass the request's size limit at full size, they
 /// share it (see [`share_total`]) instead of the last ones being held.
-/// `prior_images` images already in the request count toward the image
-/// limits and the many-image threshold.
+/// What the request `carried` already counts toward every limit; its bytes
+/// are not shared, so the result's images share what they leave.
 pub fn allot_fitting(
     profile: &Profile,
     candidates: &[Candidate],
     fit: bool,
-    prior_images: u32,
+    carried: &Carried,
 ) -> Vec<Option<RequestExcess>> {
     let limits = &profile.request;
     let classes: Vec<Option<MediaClass>> = candidates
@@ -103,10 +161,7 @@ pub fn allot_fitting(
         .map(|c| profile.attachable(c.media_type).map(|a| a.class))
         .collect();
     let tallied = |counts_images_total: bool| {
-        let mut tally = Tally {
-            images: prior_images,
-            ..Tally::default()
-        };
+        let mut tally = carried.tally(limits);
         let mut verdicts: Vec<Option<RequestExcess>> = Vec::with_capacity(candidates.len());
         for (candidate, class) in candidates.iter().zip(&classes) {
             let totals = counts_images_total || *class != Some(MediaClass::Image);
@@ -119,26 +174,17 @@ pub fn allot_fitting(
         (verdicts, tally)
     };
     let (mut verdicts, tally) = tallied(!fit);
-    apply_many_images(
-        profile,
-        candidates,
-        &classes,
-        &mut verdicts,
-        fit,
-        prior_images,
-    );
-    if fit && !share_total(limits, candidates, &classes, &mut verdicts, tally.total) {
+    let carried_total = carried.tally(limits).total;
+    apply_many_images(profile, candidates, &classes, &mut verdicts, fit, carried);
+    let others = Others {
+        total: tally.total,
+        carried: carried_total,
+    };
+    if fit && !share_total(limits, candidates, &classes, &mut verdicts, others) {
         // Too many images for a share worth sending: the first ones in
         // content order stay whole, as without fitting.
         let (mut in_order, _) = tallied(true);
-        apply_many_images(
-            profile,
-            candidates,
-            &classes,
-            &mut in_order,
-            fit,
-            prior_images,
-        );
+        apply_many_images(profile, candidates, &classes, &mut in_order, fit, carried);
         verdicts = in_order;
     }
     verdicts
@@ -155,7 +201,7 @@ fn share_total(
     candidates: &[Candidate],
     classes: &[Option<MediaClass>],
     verdicts: &mut [Option<RequestExcess>],
-    others: u64,
+    others: Others,
 ) -> bool {
     let Some(limit) = limits.max_total else {
         return true;
@@ -166,7 +212,7 @@ fn share_total(
                 && matches!(verdicts[i], None | Some(RequestExcess::ManyImages { .. }))
         })
         .collect();
-    let room = limit.max().saturating_sub(others);
+    let room = limit.max().saturating_sub(others.total);
     let mut sizes: Vec<u64> = kept
         .iter()
         .map(|&i| limit.measure(candidates[i].byte_length))
@@ -205,12 +251,20 @@ fn share_total(
             images,
             share,
             many,
+            carried: others.carried,
         });
     }
     true
 }
 
-#[derive(Default)]
+/// What the images do not share, in the request limit's unit: the other
+/// attachments and what the request carried, and of that the carried part.
+#[derive(Clone, Copy)]
+struct Others {
+    total: u64,
+    carried: u64,
+}
+
 struct Tally {
     images: u32,
     documents: u32,
@@ -315,7 +369,7 @@ fn apply_many_images(
     classes: &[Option<MediaClass>],
     verdicts: &mut [Option<RequestExcess>],
     fit: bool,
-    prior_images: u32,
+    carried: &Carried,
 ) {
     let Some(rule) = profile.request.many_images else {
         return;
@@ -328,7 +382,7 @@ fn apply_many_images(
     let kept: Vec<usize> = (0..candidates.len())
         .filter(|&i| verdicts[i].is_none() && counted(classes[i]))
         .collect();
-    let prior = prior_images as usize;
+    let prior = carried.toward(&rule) as usize;
     if prior + kept.len() <= rule.over as usize {
         return;
     }
@@ -387,6 +441,13 @@ mod tests {
         }
     }
 
+    fn images_before(images: u32) -> Carried {
+        Carried {
+            images,
+            ..Carried::default()
+        }
+    }
+
     fn kept(verdicts: &[Option<RequestExcess>]) -> usize {
         verdicts.iter().filter(|v| v.is_none()).count()
     }
@@ -396,21 +457,21 @@ mod tests {
         // Anthropic: 15 before, 6 of 2500 px now: 21 in the request, so the
         // large ones past the 20th go (one of them).
         let large: Vec<Candidate> = (0..6).map(|_| png(2500, 300)).collect();
-        let verdicts = allot_fitting(&ANTHROPIC, &large, false, 15);
+        let verdicts = allot_fitting(&ANTHROPIC, &large, false, &images_before(15));
         assert_eq!(verdicts.iter().filter(|v| v.is_some()).count(), 1);
         assert!(matches!(
             verdicts[5],
             Some(RequestExcess::ManyImages { .. })
         ));
-        assert!(allot_fitting(&ANTHROPIC, &large, false, 14)
+        assert!(allot_fitting(&ANTHROPIC, &large, false, &images_before(14))
             .iter()
             .all(Option::is_none));
         // With fitting, every large one is marked to be fitted.
-        let fitted = allot_fitting(&ANTHROPIC, &large, true, 15);
+        let fitted = allot_fitting(&ANTHROPIC, &large, true, &images_before(15));
         assert!(fitted.iter().all(Option::is_some));
         // Bedrock: 20 images a request; 19 before leave room for one.
         let small: Vec<Candidate> = (0..3).map(|_| png(100, 100)).collect();
-        let verdicts = allot_fitting(&BEDROCK, &small, false, 19);
+        let verdicts = allot_fitting(&BEDROCK, &small, false, &images_before(19));
         assert_eq!(verdicts[0], None);
         assert_eq!(verdicts[1], Some(RequestExcess::Images { max: 20 }));
     }
@@ -533,7 +594,7 @@ mod tests {
         };
         let limit = SizeLimit::Base64Chars(32_000_000);
         let share = 32_000_000 / 24;
-        let verdicts = allot_fitting(&ANTHROPIC, &[photo; 24], true, 0);
+        let verdicts = allot_fitting(&ANTHROPIC, &[photo; 24], true, &Carried::default());
         let many = Some(ManyImagesRule {
             max_side: 2000,
             over: 20,
@@ -543,7 +604,8 @@ mod tests {
                 limit,
                 images: 24,
                 share,
-                many
+                many,
+                carried: 0
             })));
         // Without fitting, the first ones stay whole and the rest are held.
         assert_eq!(kept(&allot(&ANTHROPIC, &[photo; 24])), 8);
@@ -556,7 +618,7 @@ mod tests {
         };
         let mut candidates = vec![shot; 23];
         candidates.push(png(10, 10));
-        let verdicts = allot_fitting(&ANTHROPIC, &candidates, true, 0);
+        let verdicts = allot_fitting(&ANTHROPIC, &candidates, true, &Carried::default());
         let small = limit.measure(1000);
         assert_eq!(verdicts[23], None);
         assert_eq!(
@@ -565,20 +627,29 @@ mod tests {
                 limit,
                 images: 24,
                 share: (32_000_000 - small) / 23,
-                many: None
+                many: None,
+                carried: 0
             })
         );
         // A PDF takes its bytes first; the images share what it leaves.
         let mut candidates = vec![pdf(3_000_000)];
         candidates.extend([shot; 4]);
-        let verdicts = allot_fitting(&ANTHROPIC, &candidates, true, 0);
+        let verdicts = allot_fitting(&ANTHROPIC, &candidates, true, &Carried::default());
         assert_eq!(verdicts[0], None);
         assert!(matches!(
             verdicts[1],
             Some(RequestExcess::Share { images: 4, .. })
         ));
         // Images that fit at full size are left as they are.
-        assert_eq!(kept(&allot_fitting(&ANTHROPIC, &[shot; 3], true, 0)), 3);
+        assert_eq!(
+            kept(&allot_fitting(
+                &ANTHROPIC,
+                &[shot; 3],
+                true,
+                &Carried::default()
+            )),
+            3
+        );
     }
 
     #[test]
@@ -599,7 +670,7 @@ mod tests {
             dimensions: Some((1000, 1000)),
             pages: None,
         };
-        let verdicts = allot_fitting(&small_requests, &[image; 100], true, 0);
+        let verdicts = allot_fitting(&small_requests, &[image; 100], true, &Carried::default());
         assert_eq!(kept(&verdicts), 10);
         assert!(verdicts
             .iter()
@@ -637,12 +708,192 @@ mod tests {
             })
         );
         // Images already in the request count; a PDF of unknown length counts one page.
-        let verdicts = allot_fitting(&ANTHROPIC, &[pdf_of(90), pdf(1000)], false, 10);
+        let verdicts = allot_fitting(
+            &ANTHROPIC,
+            &[pdf_of(90), pdf(1000)],
+            false,
+            &images_before(10),
+        );
         assert_eq!(verdicts[0], None);
         assert!(verdicts[1].is_some());
-        assert_eq!(allot_fitting(&ANTHROPIC, &[pdf(1000)], false, 99), [None]);
+        assert_eq!(
+            allot_fitting(&ANTHROPIC, &[pdf(1000)], false, &images_before(99)),
+            [None]
+        );
         // OpenAI counts no pages.
         assert_eq!(kept(&allot(&OPENAI, &[pdf_of(600), pdf_of(600)])), 2);
+    }
+
+    #[test]
+    fn what_the_request_carries_counts_toward_every_limit() {
+        // Bedrock: 5 documents before leave no room for a sixth, 20
+        // images and documents none for an image.
+        let carried = Carried {
+            documents: 5,
+            ..Carried::default()
+        };
+        assert_eq!(
+            allot_fitting(&BEDROCK, &[pdf(1000), png(10, 10)], false, &carried),
+            [Some(RequestExcess::Documents { max: 5 }), None]
+        );
+        let carried = Carried {
+            images: 15,
+            documents: 5,
+            ..Carried::default()
+        };
+        assert_eq!(
+            allot_fitting(&BEDROCK, &[png(10, 10)], false, &carried),
+            [Some(RequestExcess::ImagesAndDocuments { max: 20 })]
+        );
+        // Claude: 8 PDFs of 96 pages in all, so one of 12 pages would make 108.
+        let carried = Carried {
+            documents: 8,
+            pages: 96,
+            ..Carried::default()
+        };
+        assert_eq!(
+            allot_fitting(&ANTHROPIC, &[pdf_of(12), pdf_of(4)], false, &carried),
+            [
+                Some(RequestExcess::ImagesAndPages {
+                    max: 100,
+                    count: 96,
+                    pages: Some(12)
+                }),
+                None
+            ]
+        );
+        // Documents whose pages were not said count one page each.
+        let carried = Carried {
+            documents: 100,
+            ..Carried::default()
+        };
+        assert!(allot_fitting(&ANTHROPIC, &[png(10, 10)], false, &carried)[0].is_some());
+        // The bytes carried: a 4 MB PDF does not fit beside 29 MB of
+        // base64 under Claude's 32 MB; a small one does.
+        let carried = Carried {
+            images: 0,
+            documents: 1,
+            pages: 1,
+            bytes: 21_750_000,
+            document_bytes: 21_750_000,
+        };
+        assert_eq!(
+            allot_fitting(&ANTHROPIC, &[pdf(3_000_000), pdf(1000)], true, &carried),
+            [
+                Some(RequestExcess::Total {
+                    limit: SizeLimit::Base64Chars(32_000_000)
+                }),
+                None
+            ]
+        );
+        // OpenAI: the documents' bytes carried count toward its 50 MB of files.
+        let carried = Carried {
+            documents: 1,
+            bytes: 49_000_000,
+            document_bytes: 49_000_000,
+            ..Carried::default()
+        };
+        assert_eq!(
+            allot_fitting(&OPENAI, &[pdf(2_000_000)], false, &carried),
+            [Some(RequestExcess::DocumentsTotal {
+                limit: SizeLimit::DecodedBytes(50_000_000)
+            })]
+        );
+    }
+
+    #[test]
+    fn images_share_what_the_request_carried_leaves() {
+        // 24 MB of base64 carried: a 6.6 MB screenshot is made to fit the
+        // 8 MB left rather than saved.
+        let limit = SizeLimit::Base64Chars(32_000_000);
+        let shot = Candidate {
+            media_type: "image/png",
+            byte_length: 6_600_000,
+            dimensions: Some((1700, 1300)),
+            pages: None,
+        };
+        let carried = Carried {
+            images: 10,
+            bytes: 18_000_000,
+            ..Carried::default()
+        };
+        assert_eq!(
+            allot_fitting(&ANTHROPIC, &[shot], true, &carried),
+            [Some(RequestExcess::Share {
+                limit,
+                images: 1,
+                share: 32_000_000 - limit.measure(18_000_000),
+                many: None,
+                carried: limit.measure(18_000_000)
+            })]
+        );
+        // Without fitting it is held; with under 128 KiB left, it is held too.
+        assert_eq!(
+            allot_fitting(&ANTHROPIC, &[shot], false, &carried),
+            [Some(RequestExcess::Total { limit })]
+        );
+        let full = Carried {
+            bytes: 23_950_000,
+            ..carried
+        };
+        assert_eq!(
+            allot_fitting(&ANTHROPIC, &[shot], true, &full),
+            [Some(RequestExcess::Total { limit })]
+        );
+        // Past 20 images with those carried, the share keeps the side rule.
+        let carried = Carried {
+            images: 20,
+            bytes: 18_000_000,
+            ..Carried::default()
+        };
+        let large = Candidate {
+            dimensions: Some((2500, 1600)),
+            ..shot
+        };
+        assert!(matches!(
+            allot_fitting(&ANTHROPIC, &[large], true, &carried)[0],
+            Some(RequestExcess::Share { many: Some(_), .. })
+        ));
+    }
+
+    #[test]
+    fn documents_carried_count_toward_the_rule_on_partner_platforms() {
+        let carried = Carried {
+            documents: 15,
+            ..Carried::default()
+        };
+        let large = vec![png(2500, 300); 6];
+        assert_eq!(kept(&allot_fitting(&ANTHROPIC, &large, false, &carried)), 6);
+        assert_eq!(
+            kept(&allot_fitting(&ANTHROPIC_BEDROCK, &large, false, &carried)),
+            5
+        );
+    }
+
+    #[test]
+    fn an_attachment_counted_by_its_class() {
+        let mut carried = Carried::default();
+        carried.add(&ANTHROPIC, &png(10, 10));
+        carried.add(&ANTHROPIC, &pdf_of(7));
+        carried.add(&ANTHROPIC, &pdf(500));
+        // Not Claude's: the provider refuses it rather than counting it.
+        carried.add(
+            &ANTHROPIC,
+            &Candidate {
+                media_type: "audio/wav",
+                ..pdf(1000)
+            },
+        );
+        assert_eq!(
+            carried,
+            Carried {
+                images: 1,
+                documents: 2,
+                pages: 8,
+                bytes: 2500,
+                document_bytes: 1500,
+            }
+        );
     }
 
     #[test]

@@ -132,6 +132,40 @@ pub fn classify_data(
     c
 }
 
+/// An attachment a request carries already, as a budget counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Carrying {
+    /// Sniffed, else the declared type's essence.
+    pub media_type: String,
+    pub byte_length: u64,
+    /// A PDF's pages, as [`Classification::pages`].
+    pub pages: Option<u32>,
+}
+
+/// What an attachment already in a request counts as, told from its head:
+/// it was checked when it was converted, and a history is counted again on
+/// every turn, so nothing is decoded but a PDF (for its pages). `None` for
+/// data that is not valid base64 or empty, and data of no known format
+/// declared as nothing: no provider counts such a part, it refuses it.
+pub fn carrying(payload: Payload, declared: Option<&str>) -> Option<Carrying> {
+    let data = Data::open(payload).ok().filter(|d| !d.is_empty())?;
+    let sniffed = sniff_data(&data);
+    let media_type = match sniffed {
+        Some(sniffed) => sniffed.media_type.to_string(),
+        None => declared
+            .map(media_type::essence)
+            .filter(|d| !d.is_empty())?,
+    };
+    let pages = sniffed
+        .filter(|s| s.family == Family::Pdf && data.len() <= WHOLE_CHECK_LEN)
+        .and_then(|_| sniff::pdf_page_count(data.full()));
+    Some(Carrying {
+        media_type,
+        byte_length: data.len() as u64,
+        pages,
+    })
+}
+
 /// Largest ID3 tag read past to find the audio format it labels.
 const MAX_ID3_TAG: usize = 16 * 1024 * 1024;
 

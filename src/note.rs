@@ -280,6 +280,7 @@ fn request_excess(excess: &RequestExcess) -> String {
             images,
             share,
             many,
+            carried,
         } => {
             let side = many.map_or(String::new(), |rule| {
                 format!(
@@ -287,8 +288,18 @@ fn request_excess(excess: &RequestExcess) -> String {
                     rule.max_side, rule.over
                 )
             });
+            let before = if carried > 0 {
+                format!("with {} MB in the request already, ", megabytes_up(carried))
+            } else {
+                String::new()
+            };
+            let (which, each) = if images == 1 {
+                ("the image".to_string(), "it is")
+            } else {
+                (format!("the {images} images"), "each is")
+            };
             format!(
-                "the {images} images would pass the request limit of {} MB{} at full size, so each is sent within {} MB{side}",
+                "{before}{which} would pass the request limit of {} MB{} at full size, so {each} sent within {} MB{side}",
                 megabytes_down(limit.max()),
                 unit_suffix(limit),
                 megabytes_down(share)
@@ -613,6 +624,7 @@ pub fn resource_link_saying(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::budget::ManyImagesRule;
     use crate::route::{PixelExcess, SizeExcess};
 
     /// `[Resource link <uri> (<details>): <why>]` and the description on the
@@ -896,6 +908,29 @@ mod tests {
                     limit: SizeLimit::DecodedBytes(50_000_000),
                 },
                 "the documents would pass the request limit of 50.0 MB",
+            ),
+            (
+                RequestExcess::Share {
+                    limit: SizeLimit::Base64Chars(32_000_000),
+                    images: 24,
+                    share: 1_333_333,
+                    many: None,
+                    carried: 0,
+                },
+                "the 24 images would pass the request limit of 32.0 MB as base64 at full size, so each is sent within 1.3 MB",
+            ),
+            (
+                RequestExcess::Share {
+                    limit: SizeLimit::Base64Chars(32_000_000),
+                    images: 1,
+                    share: 7_990_000,
+                    many: Some(ManyImagesRule {
+                        max_side: 2000,
+                        over: 20,
+                    }),
+                    carried: 24_010_000,
+                },
+                "with 24.1 MB in the request already, the image would pass the request limit of 32.0 MB as base64 at full size, so it is sent within 7.9 MB, and 2000 px for requests with more than 20 images",
             ),
         ];
         for (excess, words) in request {

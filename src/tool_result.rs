@@ -3,8 +3,10 @@
 //! decocms way), which are saved instead; and the text an error result
 //! needs when the tool sent none.
 
-use crate::budget::{self, Candidate};
+use crate::budget::{self, Candidate, Carried};
+use crate::classify;
 use crate::note;
+use crate::payload::Payload;
 use crate::provider::{Placement, Profile};
 use crate::route::Reason;
 
@@ -43,19 +45,19 @@ pub enum Verdict {
 /// Decide, for the attachments of one result in content order, where each
 /// goes. `defer` is [`DeferMode::defers`] for the profile.
 pub fn decide(profile: &Profile, defer: bool, candidates: &[Candidate]) -> Vec<Verdict> {
-    decide_fitting(profile, defer, candidates, false, 0)
+    decide_fitting(profile, defer, candidates, false, &Carried::default())
 }
 
 /// [`decide`]; with `fit`, images over the many-image side limit are held
 /// with that reason to be fitted to it (`content::Conversion::hold`), and
 /// every such image is, since none leaves the request.
-/// `prior_images`: images the request carries already (see `budget`).
+/// `carried`: what the request carries already (see `budget`).
 pub fn decide_fitting(
     profile: &Profile,
     defer: bool,
     candidates: &[Candidate],
     fit: bool,
-    prior_images: u32,
+    carried: &Carried,
 ) -> Vec<Verdict> {
     let mut verdicts: Vec<Option<Verdict>> = candidates
         .iter()
@@ -78,10 +80,9 @@ pub fn decide_fitting(
         .filter(|&i| verdicts[i].is_none())
         .collect();
     let subset: Vec<Candidate> = sendable.iter().map(|&i| candidates[i]).collect();
-    for (&i, excess) in
-        sendable
-            .iter()
-            .zip(budget::allot_fitting(profile, &subset, fit, prior_images))
+    for (&i, excess) in sendable
+        .iter()
+        .zip(budget::allot_fitting(profile, &subset, fit, carried))
     {
         let c = &candidates[i];
         verdicts[i] = Some(match excess {
@@ -104,6 +105,22 @@ pub fn decide_fitting(
         .collect()
 }
 
+/// Count an attachment the request carries already (one of its history's,
+/// `declared` as its block says) toward the limits of `profile`.
+pub fn carry(carried: &mut Carried, profile: &Profile, payload: Payload, declared: Option<&str>) {
+    if let Some(attachment) = classify::carrying(payload, declared) {
+        carried.add(
+            profile,
+            &Candidate {
+                media_type: &attachment.media_type,
+                byte_length: attachment.byte_length,
+                dimensions: None,
+                pages: attachment.pages,
+            },
+        );
+    }
+}
+
 /// The text to put first in an error result whose tool sent no text.
 pub fn error_text(is_error: bool, has_text: bool) -> Option<String> {
     (is_error && !has_text).then(note::tool_error_without_text)
@@ -121,6 +138,52 @@ mod tests {
         dimensions: Some((450, 768)),
         pages: None,
     };
+
+    #[test]
+    fn a_history_attachment_counts_by_what_its_bytes_are() {
+        use crate::sniff::png_tests::tiny_png;
+        let b64 = crate::base64_data::encode;
+        let mut carried = Carried::default();
+        let png = b64(&tiny_png());
+        // A PNG declared as a PDF is counted as the image it is.
+        carry(
+            &mut carried,
+            &ANTHROPIC,
+            Payload::Base64(png.as_bytes()),
+            Some("application/pdf"),
+        );
+        let pdf = b"%PDF-1.4\n1 0 obj << /Type /Pages /Count 7 >> endobj\n%%EOF\n";
+        carry(&mut carried, &ANTHROPIC, Payload::Bytes(pdf), None);
+        // Not base64, empty, unknown bytes declared as nothing: not counted.
+        carry(
+            &mut carried,
+            &ANTHROPIC,
+            Payload::Base64(b"%%%"),
+            Some("image/png"),
+        );
+        carry(
+            &mut carried,
+            &ANTHROPIC,
+            Payload::Bytes(b""),
+            Some("image/png"),
+        );
+        carry(
+            &mut carried,
+            &ANTHROPIC,
+            Payload::Bytes(&[0, 1, 2, 3]),
+            None,
+        );
+        assert_eq!(
+            carried,
+            Carried {
+                images: 1,
+                documents: 1,
+                pages: 7,
+                bytes: (tiny_png().len() + pdf.len()) as u64,
+                document_bytes: pdf.len() as u64,
+            }
+        );
+    }
 
     #[test]
     fn auto_defers_where_the_profile_says() {

@@ -280,6 +280,18 @@ pub(super) fn bool_arg(value: Option<Unknown>, name: &str) -> Result<bool, Strin
 }
 
 /// A whole number argument from 0 to `u32::MAX`; `None` when absent.
+/// A byte count argument: a whole number from 0 to 2^53 - 1.
+pub(super) fn bytes_arg(value: Option<Unknown>, name: &str) -> Result<Option<u64>, String> {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    match number_arg(value, name)? {
+        None => Ok(None),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER => Ok(Some(n as u64)),
+        Some(_) => Err(invalid(format!(
+            "`{name}` must be a whole number of bytes, at least 0"
+        ))),
+    }
+}
+
 pub(super) fn count_arg(value: Option<Unknown>, name: &str) -> Result<Option<u32>, String> {
     match number_arg(value, name)? {
         None => Ok(None),

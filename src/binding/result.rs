@@ -10,11 +10,13 @@ use napi::{Unknown, ValueType};
 use napi_derive::napi;
 
 use super::answer::{Base64Value, List, SavedFile};
-use super::args::{bool_arg, count_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
+use super::args::{
+    bool_arg, bytes_arg, count_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData,
+};
 use super::media::{answered, checked_copy, convert, MediaFields};
 use super::settings::{settings_of, Settings};
 use super::{from_napi, guarded, invalid, on_pool, OnPool, PoolWork};
-use crate::budget::Candidate;
+use crate::budget::{Candidate, Carried};
 use crate::content::{self, Converted, Held, HeldPart, MediaKind, MediaPart, ModelPart, NoteStyle};
 use crate::payload::Payload;
 use crate::route::Reason;
@@ -28,8 +30,8 @@ use crate::tool_result::{self, DeferMode, Verdict};
 pub(super) struct ResultPlan {
     pub settings: Settings,
     defer: bool,
-    /// Images the request carries already (`priorImages`).
-    prior_images: u32,
+    /// What the request carries already, besides this result.
+    carried: Carried,
     /// Recorded as each media part is converted, on whichever thread.
     attachments: Arc<Mutex<BTreeMap<u32, Attachment>>>,
     /// In content order, once decided.
@@ -92,29 +94,77 @@ fn defer_arg(value: Option<Unknown>) -> Result<DeferMode, String> {
 }
 
 /// Start converting a tool result with `settings`, deferring media as
-/// `deferMedia` says, in a request that carries `priorImages` already.
+/// `deferMedia` says.
 #[napi(
     catch_unwind,
-    ts_args_type = "settings: SettingsHandle, deferMedia: unknown, priorImages: unknown",
+    ts_args_type = "settings: SettingsHandle, deferMedia: unknown",
     ts_return_type = "ResultHandle"
 )]
-pub fn result_new(
-    settings: Unknown,
-    defer_media: Option<Unknown>,
-    prior_images: Option<Unknown>,
-) -> Result<ResultHandle, String> {
+pub fn result_new(settings: Unknown, defer_media: Option<Unknown>) -> Result<ResultHandle, String> {
     let mut settings = settings_of(&settings)?;
     let defer = defer_arg(defer_media)?.defers(settings.profile);
-    let prior_images = count_arg(prior_images, "priorImages")?.unwrap_or(0);
     let kept = Arc::new(KeptFiles::default());
     settings.store = Arc::new(settings.store.keeping(&kept));
     Ok(External::new(ResultPlan {
         settings,
         defer,
-        prior_images,
+        carried: Carried::default(),
         attachments: Arc::default(),
         held: Vec::new(),
     }))
+}
+
+/// Count toward the result's budget what the request carries besides it,
+/// as the caller says: attachments by kind, their pages and decoded bytes.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, images: number, documents: number, pages: number, bytes: number, documentBytes: number"
+)]
+pub fn result_carries(
+    result: Unknown,
+    images: Option<Unknown>,
+    documents: Option<Unknown>,
+    pages: Option<Unknown>,
+    bytes: Option<Unknown>,
+    document_bytes: Option<Unknown>,
+) -> Result<(), String> {
+    let plan = plan_of(&result)?;
+    let given = Carried {
+        images: count_arg(images, "images")?.unwrap_or(0),
+        documents: count_arg(documents, "documents")?.unwrap_or(0),
+        pages: count_arg(pages, "pages")?.unwrap_or(0),
+        bytes: bytes_arg(bytes, "bytes")?.unwrap_or(0),
+        document_bytes: bytes_arg(document_bytes, "documentBytes")?.unwrap_or(0),
+    };
+    plan.carried = given;
+    Ok(())
+}
+
+/// Count toward the result's budget one attachment of the request's
+/// history (`mimeType` as its block declares it).
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, data: string | Uint8Array, mimeType: unknown, dataIsLatin1: boolean | 'base64Bytes'"
+)]
+pub fn result_carry(
+    result: Unknown,
+    data: Option<Unknown>,
+    mime_type: Option<Unknown>,
+    data_is_latin1: Option<Unknown>,
+) -> Result<(), String> {
+    let plan = plan_of(&result)?;
+    let declared = string_arg(mime_type, "mimeType")?;
+    let data = DataArg::read(data, data_is_latin1)?;
+    let profile = plan.settings.profile;
+    let mut carried = plan.carried;
+    data.with_payload("data", |payload| {
+        guarded(|| {
+            tool_result::carry(&mut carried, profile, payload, declared.as_deref());
+            Ok(())
+        })
+    })??;
+    plan.carried = carried;
+    Ok(())
 }
 
 js_answer! {
@@ -372,11 +422,11 @@ pub fn result_decide(
             pages: a.pages,
         })
         .collect();
-    let (profile, defer, fit, prior) = (
+    let (profile, defer, fit, carried) = (
         plan.settings.profile,
         plan.defer,
         plan.settings.fit.enabled,
-        plan.prior_images,
+        plan.carried,
     );
     let verdicts = guarded(|| {
         Ok(tool_result::decide_fitting(
@@ -384,7 +434,7 @@ pub fn result_decide(
             defer,
             &candidates,
             fit,
-            prior,
+            &carried,
         ))
     })?;
     let answer = Decision {
