@@ -279,6 +279,20 @@ export interface CallToolResult {
   resultType?: 'complete'
 }
 
+/** What a request carries besides the result being converted (each default 0). */
+export interface RequestCarries {
+  /** Image blocks. */
+  images?: number
+  /** Document blocks (PDFs and others). */
+  documents?: number
+  /** Pages of those documents, where the provider counts pages (Claude: 100 with the images); at least one each. */
+  pages?: number
+  /** Decoded bytes of all those attachments (measured as the provider measures: base64 for Claude). */
+  bytes?: number
+  /** Decoded bytes of the documents among them (OpenAI's 50 MB of files a request). */
+  documentBytes?: number
+}
+
 /** Options of `convertToolResult` and `convertToolResultSync`. */
 export interface ConvertOptions extends ToContentOptions {
   /** The tool call's id; required with `attachments` (media are queued once per id). */
@@ -300,10 +314,23 @@ export interface ConvertOptions extends ToContentOptions {
    */
   maxTextTokens?: number
   /**
-   * Images the request already carries (earlier turns, other tool results; default 0). They count
-   * toward the provider's image limit and Anthropic's many-image rule: with 15 before, a result of
-   * 6 images of 2500 px makes 21, over 20, so its large images are fitted to 2000 px (or, with
-   * `fitImages: false`, saved and noted).
+   * What the request already carries besides this result (earlier turns, other tool results of
+   * the same turn, deferred media): its attachments count toward the provider's request-wide
+   * limits, so this result gets what they leave. Its images are made to fit what is left (with
+   * `fitImages`), and saved and noted only when that cannot make room. Give this, `history` or
+   * `priorImages`, not more than one. docs/whole-results.md, "Whole-request budgets".
+   */
+  requestCarries?: RequestCarries
+  /**
+   * The conversation the result goes into, to count what the request carries from it: every
+   * inline image and document of `messages`, written in `format` (as for `repairHistory`), told
+   * by its bytes (a PDF counted as its pages). Read, never written to.
+   */
+  history?: { format: HistoryFormat; messages: readonly unknown[] }
+  /**
+   * Images the request already carries: `requestCarries: { images }`, kept for callers that
+   * count only images. With 15 before, a result of 6 images of 2500 px makes 21, over 20, so its
+   * large images are fitted to 2000 px (or, with `fitImages: false`, saved and noted).
    */
   priorImages?: number
   /**
@@ -574,6 +601,9 @@ export declare function toAiSdkToolOutput(converted: ConvertedToolResult, option
 /** `toAiSdkToolOutput` for AI SDK 6 (`{ version: 6 }`): `image-data` and `file-data` parts. */
 export declare function toAiSdkToolOutput(converted: ConvertedToolResult, options: { version: 6 }): AiSdk6ToolOutput
 
+/** The wire formats a history may be written in (`repairHistory`, `ConvertOptions.history`). */
+export type HistoryFormat = 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'bedrock' | 'ai-sdk'
+
 /** Options of `repairHistory`. */
 export interface RepairHistoryOptions {
   /**
@@ -581,7 +611,7 @@ export interface RepairHistoryOptions {
    * Chat Completions `messages`, Gemini `contents`, Bedrock Converse `messages`, or AI SDK model
    * messages (`ModelMessage[]` of AI SDK 6 or 7).
    */
-  format: 'anthropic' | 'openai-responses' | 'openai-chat' | 'gemini' | 'bedrock' | 'ai-sdk'
+  format: HistoryFormat
   /**
    * The provider the history is sent to. Default: the format's (`anthropic`, `openai`,
    * `openai-chat`, `google`, `bedrock`); for `ai-sdk`, `"default"` (what every provider takes).

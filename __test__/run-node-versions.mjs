@@ -46,6 +46,8 @@ for (const version of VERSIONS) {
     cwd: repoRoot,
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
+    // Tests that run once per suite (the long sessions) know they ran already.
+    env: { ...process.env, MCP_CONTENT_RUNTIME: `node${version.split('.')[0]}` },
   })
   const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`
   const pass = Number(/^# pass (\d+)$/m.exec(out)?.[1] ?? 0)

@@ -1,6 +1,7 @@
 // A raw Anthropic SDK tool loop over an MCP server: each tool result is
-// converted for Claude and written as a tool_result block; a session broken
-// by an attachment from before is mended with repairHistory first.
+// converted for Claude within what the rest of the request leaves and written
+// as a tool_result block; a session broken by an attachment from before is
+// mended with repairHistory first.
 import Anthropic from '@anthropic-ai/sdk'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 // The MCP SDK's own result type: convertToolResult takes it as it is.
@@ -20,7 +21,10 @@ export async function loop(anthropic: Anthropic, client: Client, history: Anthro
     for (const block of reply.content) {
       if (block.type !== 'tool_use') continue
       const result = (await client.callTool({ name: block.name, arguments: block.input as Record<string, unknown> })) as CallToolResult
-      const converted = await convertToolResult(result, { provider: 'anthropic', store })
+      // The request's limits (100 images and documents, 32 MB) are for all of it: count what
+      // the history and this turn's results so far carry, and the new result gets what is left.
+      const history = { format: 'anthropic' as const, messages: [...messages, { role: 'user' as const, content: results }] }
+      const converted = await convertToolResult(result, { provider: 'anthropic', store, history })
       results.push(toAnthropicToolResult(converted, block.id))
     }
     messages = [...messages, { role: 'user', content: results }]
