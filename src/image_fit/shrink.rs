@@ -1,6 +1,6 @@
 //! Downscaling as rows arrive, so a fit holds a strip, never the whole
-//! source (and, streamed, never the whole output): each source row is premultiplied (with alpha)
-//! and reduced by whole factors (the exact average of each block of
+//! source (and, streamed, never the whole output): each source row is
+//! premultiplied (with alpha) and reduced by whole factors (the exact average of each block of
 //! `kx` x `ky` pixels, as libvips' shrink); each group of output rows is
 //! resized (Lanczos3, fast_image_resize: down, then across, as it does a
 //! whole image) from the reduced rows its filter reaches, which are let go
@@ -103,8 +103,8 @@ pub struct Shrink {
     held: Vec<u8>,
     held_from: u32,
     held_rows: u32,
-    /// Output rows made so far; those not yet let go ([`Shrink::let_go`])
-    /// are in `out`, all of them when the shrink is not streamed.
+    /// Output rows made so far; those not yet let go are in `out` (all of
+    /// them when the shrink is not streamed).
     rows_out: u32,
     out: Vec<u8>,
     out_width: u32,
@@ -136,7 +136,7 @@ impl Shrink {
     }
 
     /// The same shrink, its output rows taken a group at a time
-    /// ([`Shrink::rows`]) and let go ([`Shrink::let_go`]).
+    /// ([`Shrink::take_rows`]) and let go once the next are made.
     pub fn streamed(
         width: u32,
         height: u32,
