@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import { toContentJs, passThrough, FORMATS, extension, ADAM7 } from '../benchmark/reference.mjs'
+import { toContentJs, passThrough, FORMATS, extension, ADAM7, MAX_PIXELS } from '../benchmark/reference.mjs'
 import { corpusDir, corpusFiles as listCorpus, makePng as makeGrayPng } from './fixtures/index.mjs'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -627,6 +627,16 @@ describe('reference == native on generated cases', () => {
   for (const [name, build] of Object.entries(cases)) {
     test(name, async () => assertSame(build()))
   }
+})
+
+describe('pixel cap', () => {
+  test('the reference leaves to the fit the images src/image_fit/decode.rs does', () => {
+    const rust = fs.readFileSync(path.join(repoRoot, 'src/image_fit/decode.rs'), 'utf8')
+    const m = /pub const MAX_PIXELS: u64 = ([\d_]+) \* ([\d_]+);/.exec(rust)
+    assert.ok(m, 'MAX_PIXELS read from src/image_fit/decode.rs')
+    const side = (s) => Number(s.replaceAll('_', ''))
+    assert.equal(MAX_PIXELS, side(m[1]) * side(m[2]))
+  })
 })
 
 describe('format table', () => {

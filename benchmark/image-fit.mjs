@@ -117,7 +117,8 @@ async function child(scenarioId, implName) {
 
 async function main() {
   const args = process.argv.slice(2)
-  const outFile = args[args.indexOf('--out') + 1]
+  // Without --out nothing is written (indexOf's -1 would name the first argument).
+  const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : null
   const dir = tempDir()
   const impls = implementations(dir)
   const rows = []

@@ -846,8 +846,12 @@ function repairPng(buf) {
   return { copy: Buffer.concat(kept), words }
 }
 
-/** Images of more pixels than the native fit decodes (src/image_fit/decode.rs) are left to it. */
-const MAX_PIXELS = 64_000_000
+/**
+ * Images of more pixels than the native fit decodes are left to it: `MAX_PIXELS` of
+ * src/image_fit/decode.rs (16383x16383, libvips' default), which __test__/reference.test.mjs
+ * reads to hold this to it.
+ */
+export const MAX_PIXELS = 16_383 * 16_383
 /** Adam7: where each pass starts and its steps (x, y, dx, dy). */
 export const ADAM7 = [
   [0, 0, 8, 8],

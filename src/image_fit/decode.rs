@@ -429,26 +429,3 @@ fn is_opaque(p: &Pixels) -> bool {
     let n = usize::from(p.channels);
     p.data.chunks_exact(n).all(|px| px[n - 1] == 255)
 }
-
-/// The image flattened on white: what a JPEG (no alpha) shows of it.
-pub fn on_white(p: &Pixels) -> Result<Pixels, FitError> {
-    if !p.has_alpha() {
-        return Ok(p.clone());
-    }
-    let n = usize::from(p.channels);
-    let mut data = memory::with_capacity(p.data.len() / n * (n - 1))?;
-    for px in p.data.chunks_exact(n) {
-        let alpha = u32::from(px[n - 1]);
-        for &c in &px[..n - 1] {
-            // c * a + 255 * (255 - a), over 255, rounded.
-            let v = u32::from(c) * alpha + 255 * (255 - alpha);
-            data.push(((v + 127) / 255) as u8);
-        }
-    }
-    Ok(Pixels {
-        width: p.width,
-        height: p.height,
-        channels: p.channels - 1,
-        data,
-    })
-}

@@ -1,12 +1,14 @@
 //! PNG (the `png` crate, which `image`'s PNG encoder wraps) and JPEG
 //! (`jpeg-encoder`: 3.5x faster than `image`'s own JPEG encoder on a
 //! 12-megapixel image here, and smaller output at the same quality). Both
-//! write into an [`Output`] that grows fallibly; PNG is streamed into it
-//! (the whole-image call first compresses into a buffer of its own).
+//! take the image's rows as they are made ([`RowSource`]), so the whole
+//! output need not be held, and write into an [`Output`] that grows
+//! fallibly and keeps no more than the byte limit.
 
+use std::cell::{Cell, RefCell};
 use std::io::Write;
 
-use super::decode::{on_white, Pixels};
+use super::decode::Pixels;
 use super::memory::Output;
 use super::FitError;
 
@@ -14,13 +16,89 @@ fn encode_error(error: impl std::fmt::Display) -> FitError {
     FitError::Decode(format!("encoding failed: {error}"))
 }
 
-/// The output, or the error that stopped it: running out of memory for it
-/// is told apart from the encoder's own errors.
-fn finish<E: std::fmt::Display>(out: Output, result: Result<(), E>) -> Result<Vec<u8>, FitError> {
+/// An image's rows, top to bottom, a group at a time: `width` pixels of
+/// `channels` 8-bit channels each (1 grey, 2 grey and alpha, 3 RGB, 4
+/// RGBA).
+pub trait RowSource {
+    fn width(&self) -> u32;
+    fn height(&self) -> u32;
+    fn channels(&self) -> u8;
+    /// Makes the next rows (at least one); false once every row was given
+    /// (or the source stopped early: the caller knows why).
+    fn advance(&mut self) -> Result<bool, FitError>;
+    /// The rows the last [`RowSource::advance`] made.
+    fn rows(&self) -> &[u8];
+}
+
+/// Pixels held whole, given as one group.
+pub struct WholeRows<'p> {
+    pixels: &'p Pixels,
+    given: bool,
+}
+
+impl<'p> WholeRows<'p> {
+    pub fn new(pixels: &'p Pixels) -> WholeRows<'p> {
+        WholeRows {
+            pixels,
+            given: false,
+        }
+    }
+}
+
+impl RowSource for WholeRows<'_> {
+    fn width(&self) -> u32 {
+        self.pixels.width
+    }
+    fn height(&self) -> u32 {
+        self.pixels.height
+    }
+    fn channels(&self) -> u8 {
+        self.pixels.channels
+    }
+    fn advance(&mut self) -> Result<bool, FitError> {
+        let first = !self.given;
+        self.given = true;
+        Ok(first && !self.pixels.data.is_empty())
+    }
+    fn rows(&self) -> &[u8] {
+        if self.given {
+            &self.pixels.data
+        } else {
+            &[]
+        }
+    }
+}
+
+/// How to encode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Png,
+    /// Baseline JPEG at this quality.
+    Jpeg(u8),
+}
+
+/// An encoding's result: its bytes, or only their count when there were
+/// more than the limit (they were not kept).
+pub struct Encoded {
+    pub bytes: Option<Vec<u8>>,
+    pub len: u64,
+}
+
+/// `rows` encoded as `how` says; bytes past `limit` are counted, not kept.
+pub fn encode(rows: &mut dyn RowSource, how: Encoding, limit: u64) -> Result<Encoded, FitError> {
+    let output = u64::from(rows.width()) * u64::from(rows.height()) * u64::from(rows.channels());
+    let mut out = Output::new(limit, output);
+    let result = match how {
+        Encoding::Png => write_png(&mut out, rows),
+        Encoding::Jpeg(quality) => write_jpeg(&mut out, rows, quality),
+    };
     match (result, out.failed) {
         (_, Some(failed)) => Err(failed),
-        (Err(error), None) => Err(encode_error(error)),
-        (Ok(()), None) => Ok(out.bytes),
+        (Err(error), None) => Err(error),
+        (Ok(()), None) => Ok(Encoded {
+            len: out.len,
+            bytes: (out.len <= limit).then_some(out.bytes),
+        }),
     }
 }
 
@@ -29,59 +107,187 @@ fn finish<E: std::fmt::Display>(out: Output, result: Result<(), E>) -> Result<Ve
 const PNG_COMPRESSION: png::DeflateCompression = png::DeflateCompression::Level(3);
 
 /// IDAT chunks of at most this many bytes, buffered by the stream writer.
-const PNG_CHUNK: usize = 256 * 1024;
+pub const PNG_CHUNK: usize = 256 * 1024;
 
-/// Lossless PNG of the pixels, alpha kept.
-pub fn png(p: &Pixels) -> Result<Vec<u8>, FitError> {
-    let color = match p.channels {
+/// Lossless PNG of the rows, alpha kept.
+fn write_png(out: &mut Output, rows: &mut dyn RowSource) -> Result<(), FitError> {
+    let color = match rows.channels() {
         1 => png::ColorType::Grayscale,
         2 => png::ColorType::GrayscaleAlpha,
         3 => png::ColorType::Rgb,
         _ => png::ColorType::Rgba,
     };
-    let mut out = Output::default();
-    let result = write_png(&mut out, p, color);
-    finish(out, result)
-}
-
-fn write_png(
-    out: &mut Output,
-    p: &Pixels,
-    color: png::ColorType,
-) -> Result<(), png::EncodingError> {
-    let mut encoder = png::Encoder::new(out, p.width, p.height);
+    let mut encoder = png::Encoder::new(out, rows.width(), rows.height());
     encoder.set_color(color);
     encoder.set_depth(png::BitDepth::Eight);
     encoder.set_deflate_compression(PNG_COMPRESSION);
     encoder.set_filter(png::Filter::Adaptive);
-    let mut writer = encoder.write_header()?;
-    let mut stream = writer.stream_writer_with_size(PNG_CHUNK)?;
-    stream.write_all(&p.data)?;
-    stream.finish()?;
-    writer.finish()
+    let mut writer = encoder.write_header().map_err(encode_error)?;
+    let mut stream = writer
+        .stream_writer_with_size(PNG_CHUNK)
+        .map_err(encode_error)?;
+    while rows.advance()? {
+        stream.write_all(rows.rows()).map_err(encode_error)?;
+    }
+    // A source that stopped early left data missing: `finish` says so.
+    stream.finish().map_err(encode_error)?;
+    writer.finish().map_err(encode_error)
 }
 
-/// Baseline JPEG at `quality`; an image with alpha is flattened on white
-/// first (JPEG has no alpha, and dropping it would show black).
-pub fn jpeg(p: &Pixels, quality: u8) -> Result<Vec<u8>, FitError> {
-    let flat;
-    let p = if p.has_alpha() {
-        flat = on_white(p)?;
-        &flat
-    } else {
-        p
-    };
-    let color = if p.channels == 1 {
-        jpeg_encoder::ColorType::Luma
-    } else {
-        jpeg_encoder::ColorType::Rgb
-    };
+/// Baseline JPEG at `quality`; rows with alpha are flattened on white
+/// (JPEG has no alpha, and dropping it would show black).
+fn write_jpeg(out: &mut Output, rows: &mut dyn RowSource, quality: u8) -> Result<(), FitError> {
     let (width, height) = (
-        u16::try_from(p.width).map_err(encode_error)?,
-        u16::try_from(p.height).map_err(encode_error)?,
+        u16::try_from(rows.width()).map_err(encode_error)?,
+        u16::try_from(rows.height()).map_err(encode_error)?,
     );
-    let mut out = Output::default();
+    let channels = rows.channels();
+    let stop = Cell::new(false);
+    let image = JpegRows {
+        width,
+        height,
+        channels,
+        stop: &stop,
+        state: RefCell::new(JpegState {
+            rows,
+            first: 0,
+            count: 0,
+            failed: None,
+        }),
+    };
     let result =
-        jpeg_encoder::Encoder::new(&mut out, quality).encode(&p.data, width, height, color);
-    finish(out, result)
+        jpeg_encoder::Encoder::new(Stoppable { out, stop: &stop }, quality).encode_image(&image);
+    if let Some(failed) = image.state.into_inner().failed {
+        return Err(failed);
+    }
+    result.map_err(encode_error)
+}
+
+/// The encoder's output, which fails once the rows stopped coming (the
+/// encoder returns at its next write instead of encoding blank rows).
+struct Stoppable<'o> {
+    out: &'o mut Output,
+    stop: &'o Cell<bool>,
+}
+
+impl Write for Stoppable<'_> {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.stop.get() {
+            return Err(std::io::Error::other("the rows stopped coming"));
+        }
+        self.out.write(data)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Rows pulled by `jpeg-encoder` (in order; the last again for padding)
+/// from a [`RowSource`] pushed a group at a time.
+struct JpegRows<'r> {
+    width: u16,
+    height: u16,
+    channels: u8,
+    stop: &'r Cell<bool>,
+    state: RefCell<JpegState<'r>>,
+}
+
+struct JpegState<'r> {
+    rows: &'r mut dyn RowSource,
+    /// The index of the first row `rows.rows()` holds, and how many.
+    first: usize,
+    count: usize,
+    /// Why rows stopped coming.
+    failed: Option<FitError>,
+}
+
+impl jpeg_encoder::ImageBuffer for &JpegRows<'_> {
+    fn get_jpeg_color_type(&self) -> jpeg_encoder::JpegColorType {
+        if self.channels <= 2 {
+            jpeg_encoder::JpegColorType::Luma
+        } else {
+            jpeg_encoder::JpegColorType::Ycbcr
+        }
+    }
+
+    fn width(&self) -> u16 {
+        self.width
+    }
+
+    fn height(&self) -> u16 {
+        self.height
+    }
+
+    fn fill_buffers(&self, y: u16, buffers: &mut [Vec<u8>; 4]) {
+        let n = usize::from(self.channels);
+        let row_len = usize::from(self.width) * n;
+        let mut state = self.state.borrow_mut();
+        let y = usize::from(y);
+        while !self.stop.get() && y >= state.first + state.count {
+            state.first += state.count;
+            state.count = 0;
+            match state.rows.advance() {
+                Ok(true) => state.count = state.rows.rows().len() / row_len.max(1),
+                Ok(false) => {}
+                Err(error) => state.failed = Some(error),
+            }
+            if state.count == 0 {
+                // Stopped early: the caller sees why (an error, or the
+                // source's own reason), not the encoding.
+                self.stop.set(true);
+            }
+        }
+        if self.stop.get() {
+            let used = if self.channels <= 2 { 1 } else { 3 };
+            for buffer in &mut buffers[..used] {
+                buffer.resize(buffer.len() + usize::from(self.width), 0);
+            }
+            return;
+        }
+        let at = (y - state.first) * row_len;
+        let row = &state.rows.rows()[at..at + row_len];
+        fill_row(row, n, buffers);
+    }
+}
+
+/// `row` (of `n` channels) as JPEG samples: grey, or YCbCr as
+/// `jpeg-encoder` converts RGB; alpha flattened on white first.
+fn fill_row(row: &[u8], n: usize, buffers: &mut [Vec<u8>; 4]) {
+    match n {
+        1 => buffers[0].extend_from_slice(row),
+        2 => buffers[0].extend(row.chunks_exact(2).map(|px| on_white(px[0], px[1]))),
+        _ => {
+            let [y, cb, cr, _] = buffers;
+            // In chunks, as `jpeg-encoder` converts its own, so the
+            // compiler vectorises the conversion.
+            const CHUNK: usize = 16;
+            let (mut ys, mut cbs, mut crs) = ([0; CHUNK], [0; CHUNK], [0; CHUNK]);
+            for chunk in row.chunks(n * CHUNK) {
+                let pixels = chunk.len() / n;
+                for (i, px) in chunk.chunks_exact(n).enumerate() {
+                    let (r, g, b) = if n == 4 {
+                        (
+                            on_white(px[0], px[3]),
+                            on_white(px[1], px[3]),
+                            on_white(px[2], px[3]),
+                        )
+                    } else {
+                        (px[0], px[1], px[2])
+                    };
+                    (ys[i], cbs[i], crs[i]) = jpeg_encoder::rgb_to_ycbcr(r, g, b);
+                }
+                y.extend_from_slice(&ys[..pixels]);
+                cb.extend_from_slice(&cbs[..pixels]);
+                cr.extend_from_slice(&crs[..pixels]);
+            }
+        }
+    }
+}
+
+/// A colour `c` of alpha `a` shown on white: c * a + 255 * (255 - a), over
+/// 255, rounded.
+fn on_white(c: u8, a: u8) -> u8 {
+    let (c, a) = (u32::from(c), u32::from(a));
+    ((c * a + 255 * (255 - a) + 127) / 255) as u8
 }

@@ -8,24 +8,47 @@ use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use super::FitError;
 
 /// The default budget: every image fits in it alone whose output does
-/// (an output of 8000x8000 RGBA needs about 520 MiB; see [`fit_peak`]).
+/// (an output of 8000x8000 RGBA turned by its EXIF orientation needs about
+/// 750 MiB, see [`fit_peak`]; not turned, about 31 MiB under a byte limit
+/// of 3.75 MiB, see [`streamed_peak`]).
 pub const DEFAULT_BUDGET: u64 = 768 * 1024 * 1024;
 
-/// The most bytes a fit holds at once beyond its input, the larger of
+/// The most bytes a fit whose output is made whole holds at once beyond
+/// its input (an image turned as its EXIF orientation says), the larger of
 /// - `decoding`: what the decoder holds while it decodes;
 /// - streaming: `held` (the source decoded whole or at a scale, kept while
 ///   its rows are read), the shrink's `strips` and the `output`;
-/// - encoding: `held` and three times the output: the output, one copy of
-///   it (turned as its orientation says, or flattened on white for JPEG)
-///   and the encoded bytes (no larger than the pixels, plus a little); a
-///   smaller size for a byte limit is made from the source again, the
-///   larger one let go first;
+/// - encoding: `held` and three times the output: the output, its turned
+///   copy and the encoded bytes (no larger than the pixels, plus a
+///   little); a smaller size for a byte limit is made from the source
+///   again, the larger one let go first;
 ///
 /// plus a sixteenth of the output and 1 MiB for what these leave out.
 pub fn fit_peak(decoding: u64, held: u64, strips: u64, output: u64) -> u64 {
     let streaming = held + strips + output;
     let encoding = held + 3 * output;
     decoding.max(streaming).max(encoding) + output / 16 + (1 << 20)
+}
+
+/// What the encoders hold besides the bytes they write, for output rows of
+/// `out_row` bytes: `jpeg-encoder` 16 rows of samples (an MCU row of 4:2:0,
+/// three components at most, no more than the row's bytes), the `png`
+/// stream writer a few rows, its IDAT chunk and zlib's state (under 1 MiB).
+pub fn encoder_bytes(out_row: u64) -> u64 {
+    16 * (out_row + 64) + (1 << 20)
+}
+
+/// The most bytes a fit whose output rows are encoded as they are made
+/// holds at once beyond its input: the larger of what the decoder holds
+/// while it decodes (`decoding`) and, while rows stream, `held` (the
+/// source decoded whole or at a scale, or a PNG decoder's rows), the
+/// shrink's `strips` (a group of output rows among them), the encoder's
+/// rows ([`encoder_bytes`]) and the `encoded` bytes kept (at most the byte
+/// limit: see [`encoded_bound`]); plus 1 MiB for what these leave out. The
+/// output is never held whole: a size tried again (another format or
+/// quality, or smaller) is made from the source again.
+pub fn streamed_peak(decoding: u64, held: u64, strips: u64, encoder: u64, encoded: u64) -> u64 {
+    decoding.max(held + strips + encoder + encoded) + (1 << 20)
 }
 
 /// Names the budget in MiB, read once, when the first image is fitted.
@@ -173,19 +196,60 @@ pub fn probe(bytes: u64) -> Result<(), FitError> {
 }
 
 /// Encoded output, grown fallibly: a failed allocation is an I/O error
-/// the encoder returns, kept here to be told apart.
-#[derive(Default)]
+/// the encoder returns, kept here to be told apart. Past `limit` bytes
+/// the output is let go and only counted (it is too large to be sent, and
+/// its size says how much smaller to try next).
 pub struct Output {
     pub bytes: Vec<u8>,
+    /// Bytes written, kept or not.
+    pub len: u64,
+    limit: u64,
+    /// Room is made a doubling at a time up to this (see [`encoded_bound`]).
+    grow_to: u64,
     pub failed: Option<FitError>,
+}
+
+impl Output {
+    /// An output kept up to `limit` bytes, for an image of `pixels` bytes.
+    pub fn new(limit: u64, pixels: u64) -> Output {
+        Output {
+            bytes: Vec::new(),
+            len: 0,
+            limit,
+            grow_to: encoded_bound(pixels, limit),
+            failed: None,
+        }
+    }
+}
+
+/// The most bytes an [`Output`] holds for an image of `pixels` bytes under
+/// `limit`: no more than the limit, and no more than the pixels and a
+/// sixteenth (PNG adds a filter byte a row and a few bytes a deflate
+/// block and chunk; JPEG at the qualities used is smaller than its
+/// pixels), so growing by doubling stops there.
+pub fn encoded_bound(pixels: u64, limit: u64) -> u64 {
+    limit.min(pixels + pixels / 16 + (64 << 10))
 }
 
 impl std::io::Write for Output {
     fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
-        if let Err(error) = self.bytes.try_reserve(data.len()) {
-            let wanted = self.bytes.len().saturating_add(data.len());
-            self.failed = Some(out_of_memory(wanted)(error));
-            return Err(std::io::ErrorKind::OutOfMemory.into());
+        self.len = self.len.saturating_add(data.len() as u64);
+        if self.len > self.limit {
+            if self.bytes.capacity() > 0 {
+                self.bytes = Vec::new();
+            }
+            return Ok(data.len());
+        }
+        let wanted = self.bytes.len() + data.len();
+        if wanted > self.bytes.capacity() {
+            let cap = u64::try_from(self.bytes.capacity()).unwrap_or(u64::MAX);
+            let doubled = cap.saturating_mul(2).max(64 << 10).min(self.grow_to);
+            let doubled = usize::try_from(doubled).unwrap_or(0);
+            let room = doubled.max(wanted) - self.bytes.len();
+            if let Err(error) = self.bytes.try_reserve_exact(room) {
+                self.failed = Some(out_of_memory(wanted)(error));
+                return Err(std::io::ErrorKind::OutOfMemory.into());
+            }
         }
         self.bytes.extend_from_slice(data);
         Ok(data.len())

@@ -131,11 +131,15 @@ const JPEG_QUALITY_LOW: u8 = 70;
 /// aspect ratio: first the sides, then the bytes (a photo-like image may
 /// become JPEG where PNG is too large; then it is made smaller).
 ///
-/// Memory: the fit's peak beyond the input, estimated from the header
-/// and the output's size ([`source::Source::peak_bytes`]), is taken from the process-wide budget before any pixel is
-/// decoded, and given back when the fit ends; a fit waits for room, and
-/// one larger than the whole budget is refused. Every large buffer is
-/// allocated fallibly: memory that runs out is an error, not an abort.
+/// Memory: the fit's peak beyond the input, estimated from the header,
+/// the output's size and the byte limit ([`source::Source::peak_bytes`]),
+/// is taken from the process-wide budget before any pixel is decoded, and
+/// given back when the fit ends; a fit waits for room, and one larger than
+/// the whole budget is refused. The output's rows go into the encoder as
+/// they are made, unless the image is to be turned (its EXIF
+/// orientation): then the output is made whole, turned, and kept for the
+/// next try at its size. Every large buffer is allocated fallibly: memory
+/// that runs out is an error, not an abort.
 pub fn fit(bytes: &[u8], target: &Target, animated: bool) -> Result<Fitted, FitError> {
     fit_within(bytes, target, animated, memory::global())
 }
@@ -156,40 +160,46 @@ pub fn fit_within(
     let (source_width, source_height) = as_stored(&source, source.width, source.height);
     let (mut width, mut height) = scaled(source_width, source_height, target.max_side);
     let (out_width, out_height) = as_stored(&source, width, height);
-    let peak = source.peak_bytes(out_width, out_height);
+    let peak = source.peak_bytes(out_width, out_height, target.max_bytes);
     let _permit = budget.acquire(peak)?;
     // Decoders allocate their working memory infallibly: a process that
     // cannot hold the whole peak now is told before they start.
     memory::probe(peak)?;
-    let first = source.render(out_width, out_height)?;
-    let photo = first.photo;
-    let mut current = Some(first.pixels);
     let from_jpeg = source.format == image::ImageFormat::Jpeg;
     // A JPEG source stays JPEG; others start as PNG (lossless) where taken.
     let mut jpeg = (from_jpeg && target.jpeg) || !target.png;
     let mut quality = JPEG_QUALITY;
+    // A turned output, kept for the next try at its size.
+    let mut turned: Option<decode::Pixels> = None;
     for _ in 0..MAX_ATTEMPTS {
-        // A smaller size is made from the source again, the larger one let
-        // go first: memory follows the output.
-        let pixels = match current.take() {
-            Some(p) if (p.width, p.height) == (width, height) => p,
-            other => {
-                drop(other);
-                let (w, h) = as_stored(&source, width, height);
-                source.render(w, h)?.pixels
-            }
-        };
         // JPEG cannot hold more than 65,535 pixels a side.
         let as_jpeg = jpeg && width <= 65_535 && height <= 65_535;
-        let out = if as_jpeg {
-            encode::jpeg(&pixels, quality)?
+        let how = if as_jpeg {
+            encode::Encoding::Jpeg(quality)
         } else {
-            encode::png(&pixels)?
+            encode::Encoding::Png
         };
-        if out.len() as u64 <= target.max_bytes {
+        let (w, h) = as_stored(&source, width, height);
+        let out = if source.turned() {
+            // A smaller size is made from the source again, the larger one
+            // let go first: memory follows the output.
+            let pixels = match turned.take() {
+                Some(p) if (p.width, p.height) == (width, height) => p,
+                other => {
+                    drop(other);
+                    source.render(w, h)?
+                }
+            };
+            let out = encode::encode(&mut encode::WholeRows::new(&pixels), how, target.max_bytes)?;
+            turned = Some(pixels);
+            out
+        } else {
+            source.encode(w, h, how, target.max_bytes)?
+        };
+        if let Some(bytes) = out.bytes {
             return Ok(Fitted {
                 media_type: if as_jpeg { "image/jpeg" } else { "image/png" },
-                bytes: out,
+                bytes,
                 width,
                 height,
                 source_width,
@@ -197,8 +207,7 @@ pub fn fit_within(
                 first_frame: animated || source.animated,
             });
         }
-        current = Some(pixels);
-        if !as_jpeg && target.jpeg && photo {
+        if !as_jpeg && target.jpeg && source.photo {
             jpeg = true;
             continue;
         }
@@ -208,7 +217,7 @@ pub fn fit_within(
         }
         // Bytes grow with the pixel count: shrink both sides by the root of
         // the excess, a little more to land under it.
-        let ratio = (target.max_bytes as f64 / out.len() as f64).sqrt() * 0.9;
+        let ratio = (target.max_bytes as f64 / out.len as f64).sqrt() * 0.9;
         let ratio = ratio.clamp(0.25, 0.9);
         if width == 1 && height == 1 {
             break;

@@ -1,6 +1,6 @@
-//! Downscaling as rows arrive, so a fit holds the output and a strip,
-//! never the whole source: each source row is premultiplied (with alpha)
-//! and reduced by whole factors (the exact average of each block of
+//! Downscaling as rows arrive, so a fit holds a strip, never the whole
+//! source (and, streamed, never the whole output): each source row is
+//! premultiplied (with alpha) and reduced by whole factors (the exact average of each block of
 //! `kx` x `ky` pixels, as libvips' shrink); each group of output rows is
 //! resized (Lanczos3, fast_image_resize: down, then across, as it does a
 //! whole image) from the reduced rows its filter reaches, which are let go
@@ -58,7 +58,8 @@ pub fn factor(from: u32, to: u32) -> u32 {
 /// Bytes a [`Shrink`] from a `width`-pixel source to `out_width` x
 /// `out_height` holds besides its output: the block sums, the reduced rows
 /// one group's filter reaches, the group resized down (the resizer's own
-/// buffer) and the premultiplied row.
+/// buffer), the premultiplied row, and one group of output rows (what a
+/// streamed shrink holds of its output).
 pub fn strip_bytes(width: u32, height: u32, out_width: u32, out_height: u32, channels: u8) -> u64 {
     let n = u64::from(channels);
     let (kx, ky) = (factor(width, out_width), factor(height, out_height));
@@ -71,7 +72,11 @@ pub fn strip_bytes(width: u32, height: u32, out_width: u32, out_height: u32, cha
     let held_rows =
         (reach + (f64::from(group) * scale).ceil() as u64 + 1).min(u64::from(reduced_height));
     let sums = reduced_row * 4;
-    sums + held_rows * reduced_row + u64::from(group) * reduced_row + u64::from(width) * n
+    let out_group = u64::from(group) * u64::from(out_width) * n;
+    sums + held_rows * reduced_row
+        + u64::from(group) * reduced_row
+        + u64::from(width) * n
+        + out_group
 }
 
 /// A downscale in progress: rows of the source in, the output filled in
@@ -98,11 +103,15 @@ pub struct Shrink {
     held: Vec<u8>,
     held_from: u32,
     held_rows: u32,
-    /// Output rows written so far.
+    /// Output rows made so far; those not yet let go are in `out` (all of
+    /// them when the shrink is not streamed).
     rows_out: u32,
     out: Vec<u8>,
     out_width: u32,
     out_height: u32,
+    /// The rows in `out` were taken ([`Shrink::take_rows`]): let go
+    /// before more are made.
+    taken: bool,
     /// Every alpha value seen was 255.
     opaque: bool,
     resizer: Resizer,
@@ -110,9 +119,25 @@ pub struct Shrink {
 
 impl Shrink {
     /// A shrink of `width` x `height` pixels of `channels` 8-bit channels
-    /// to `out_width` x `out_height` (no larger; the output allocated now,
-    /// fallibly).
+    /// to `out_width` x `out_height` (no larger) whose whole output is kept
+    /// for [`Shrink::finish`] (allocated now, fallibly).
     pub fn new(
+        width: u32,
+        height: u32,
+        channels: u8,
+        out_width: u32,
+        out_height: u32,
+    ) -> Result<Shrink, FitError> {
+        let mut shrink = Shrink::streamed(width, height, channels, out_width, out_height)?;
+        let n = usize::from(channels);
+        // Reserved now, its pages touched as its rows are made.
+        shrink.out = memory::with_capacity(out_width as usize * out_height as usize * n)?;
+        Ok(shrink)
+    }
+
+    /// The same shrink, its output rows taken a group at a time
+    /// ([`Shrink::take_rows`]) and let go once the next are made.
+    pub fn streamed(
         width: u32,
         height: u32,
         channels: u8,
@@ -136,7 +161,6 @@ impl Shrink {
                 })?;
             sums.resize(reduced_row, 0);
         }
-        let out_len = out_width as usize * out_height as usize * n;
         Ok(Shrink {
             width,
             height,
@@ -153,10 +177,10 @@ impl Shrink {
             held_from: 0,
             held_rows: 0,
             rows_out: 0,
-            // Reserved now, its pages touched as its rows are made.
-            out: memory::with_capacity(out_len)?,
+            out: Vec::new(),
             out_width,
             out_height,
+            taken: false,
             opaque: true,
             resizer: Resizer::new(),
         })
@@ -173,8 +197,76 @@ impl Shrink {
         self.has_alpha() && (self.width, self.height) != (self.out_width, self.out_height)
     }
 
+    /// Every alpha value seen so far was 255 (or there is no alpha).
+    pub fn opaque(&self) -> bool {
+        self.opaque
+    }
+
+    /// Every output row is made.
+    pub fn done(&self) -> bool {
+        self.rows_out == self.out_height
+    }
+
+    /// Channels of the rows [`Shrink::take_rows`] gives.
+    pub fn out_channels(&self, keep_alpha: bool) -> u8 {
+        if self.has_alpha() && !keep_alpha {
+            self.channels - 1
+        } else {
+            self.channels
+        }
+    }
+
+    /// The output rows made since rows were last taken (none, or a group),
+    /// as they are output: with `keep_alpha`, alpha divided out again (the
+    /// source is known not to be opaque); without, alpha dropped (every
+    /// pixel so far was opaque: the caller checks [`Shrink::opaque`]).
+    /// They are let go when rows are next pushed or taken.
+    pub fn take_rows(&mut self, keep_alpha: bool) -> Result<(), FitError> {
+        if self.taken {
+            self.out.clear();
+        }
+        self.taken = true;
+        if self.has_alpha() && !self.out.is_empty() {
+            let n = usize::from(self.channels);
+            if !keep_alpha {
+                let pixels = self.out.len() / n;
+                for i in 0..pixels {
+                    self.out.copy_within(i * n..i * n + n - 1, i * (n - 1));
+                }
+                self.out.truncate(pixels * (n - 1));
+            } else if self.premultiplies() {
+                let rows = (self.out.len() / (self.out_width as usize * n)) as u32;
+                let kind = pixel_type(self.channels);
+                let mut image = Image::from_slice_u8(self.out_width, rows, &mut self.out, kind)
+                    .map_err(fail)?;
+                MulDiv::default()
+                    .divide_alpha_inplace(&mut image)
+                    .map_err(fail)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Output rows are made and not yet taken.
+    pub fn has_rows(&self) -> bool {
+        !self.taken && !self.out.is_empty()
+    }
+
+    /// The rows [`Shrink::take_rows`] took last (none once let go).
+    pub fn taken_rows(&self) -> &[u8] {
+        if self.taken {
+            &self.out
+        } else {
+            &[]
+        }
+    }
+
     /// Take the next source row (`width` pixels).
     pub fn push(&mut self, row: &[u8]) -> Result<(), FitError> {
+        if self.taken {
+            self.out.clear();
+            self.taken = false;
+        }
         let n = usize::from(self.channels);
         if row.len() != self.width as usize * n || self.rows_in == self.height {
             return Err(fail("a row of the wrong length, or too many rows"));
@@ -263,8 +355,10 @@ impl Shrink {
                 break;
             }
             let top = top.max(self.held_from);
-            self.out.resize(last as usize * out_row, 0);
-            let dst = &mut self.out[first as usize * out_row..];
+            let at = self.out.len();
+            reserve(&mut self.out, (last - first) as usize * out_row)?;
+            self.out.resize(at + (last - first) as usize * out_row, 0);
+            let dst = &mut self.out[at..];
             let from = (top - self.held_from) as usize * reduced_row;
             let to = (bottom - self.held_from) as usize * reduced_row;
             if self.reduced_height == self.out_height && self.reduced_width == self.out_width {
@@ -318,6 +412,9 @@ impl Shrink {
     /// The output, once every source row has come; alpha divided out
     /// again, or dropped when every pixel was opaque.
     pub fn finish(self) -> Result<Pixels, FitError> {
+        if self.taken {
+            return Err(fail("the rows were taken as they were made"));
+        }
         if self.rows_in != self.height || self.rows_out != self.out_height {
             return Err(fail(format!(
                 "{} of {} rows came",

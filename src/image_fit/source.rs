@@ -2,10 +2,13 @@
 //! a PNG not interlaced is read a row at a time (`png`), a JPEG of grey or
 //! YCbCr samples is decoded at 1/2, 1/4 or 1/8 of its size when the output
 //! is no larger (`jpeg-decoder`'s DCT scaling), anything else is decoded
-//! whole ([`decode::open`]). Either way the rows go through a [`Shrink`],
-//! so what is held besides is the output and a few strips (and the JPEG
-//! decoded at its scale, or the image decoded whole).
+//! whole ([`decode::open`]). Either way the rows go through a [`Shrink`]
+//! and its output rows, a group at a time, into the encoder ([`Rows`]), so
+//! what is held besides is a few strips and the encoded bytes (and the JPEG
+//! decoded at its scale, or the image decoded whole). An image to be turned
+//! (its EXIF orientation) is made whole, then turned.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::Cursor;
 
@@ -13,6 +16,7 @@ use image::metadata::Orientation;
 use image::ImageFormat;
 
 use super::decode::{self, check_pixels, jpeg_frame, JpegFrame, Opened, Pixels, MAX_DECODED_BYTES};
+use super::encode::{self, Encoded, Encoding, RowSource};
 use super::shrink::{strip_bytes, Shrink};
 use super::{memory, FitError};
 
@@ -31,6 +35,12 @@ pub struct Source<'a> {
     pub format: ImageFormat,
     /// An animation, of which the first frame is fitted.
     pub animated: bool,
+    /// A pixel of it is not opaque: alpha is kept. Until one is seen,
+    /// alpha is dropped as rows stream (if one comes, the rows are made
+    /// again with alpha).
+    transparent: bool,
+    /// The last rows made whole looked like a photo (see [`PhotoTest`]).
+    pub photo: bool,
 }
 
 enum Kind<'a> {
@@ -43,15 +53,6 @@ enum Kind<'a> {
     /// Decoded whole, once: opened, then its pixels kept for every size
     /// tried.
     Whole(Option<Opened<'a>>, Option<Pixels>),
-}
-
-/// A size made, and what was seen of the source on the way.
-pub struct Rendered {
-    /// At the size asked for, turned as the source's orientation says,
-    /// without alpha when every pixel of the source was opaque.
-    pub pixels: Pixels,
-    /// The source has many distinct colours (see [`PhotoTest`]).
-    pub photo: bool,
 }
 
 /// Open `bytes`: the size the header claims is checked against
@@ -76,6 +77,8 @@ pub fn open(bytes: &[u8]) -> Result<Source<'_>, FitError> {
         format: opened.format,
         animated: opened.animated(),
         kind: Kind::Whole(Some(opened), None),
+        transparent: false,
+        photo: false,
     })
 }
 
@@ -118,6 +121,8 @@ fn open_png(bytes: &[u8]) -> Result<Option<Source<'_>>, FitError> {
             channels,
             row_bytes,
         },
+        transparent: false,
+        photo: false,
     }))
 }
 
@@ -148,6 +153,8 @@ fn open_jpeg(bytes: &[u8]) -> Option<Source<'_>> {
         format: ImageFormat::Jpeg,
         animated: false,
         kind: Kind::Jpeg(frame),
+        transparent: false,
+        photo: false,
     })
 }
 
@@ -174,102 +181,102 @@ impl Source<'_> {
         }
     }
 
-    /// The most bytes making `out_width` x `out_height` (as stored) holds
-    /// at once, beyond the input (see [`memory::fit_peak`]).
-    pub fn peak_bytes(&self, out_width: u32, out_height: u32) -> u64 {
+    /// The EXIF orientation turns the image: its output is made whole.
+    pub fn turned(&self) -> bool {
+        self.orientation != Orientation::NoTransforms
+    }
+
+    /// The most bytes making and encoding `out_width` x `out_height` (as
+    /// stored) under a byte limit of `limit` holds at once, beyond the
+    /// input (see [`memory::streamed_peak`] and, turned,
+    /// [`memory::fit_peak`]).
+    pub fn peak_bytes(&self, out_width: u32, out_height: u32, limit: u64) -> u64 {
         let channels = self.channels();
         let n = u64::from(channels);
         let output = u64::from(out_width) * u64::from(out_height) * n;
         let (decoding, held, width, height) = match &self.kind {
             // The decoder's rows (this one, the one before, its scratch
-            // and the 16-bit one brought to 8) and its inflater's window.
+            // and the 16-bit one brought to 8) and its inflater's window,
+            // held while rows stream.
             Kind::PngRows { row_bytes, .. } => {
-                (4 * row_bytes + (256 << 10), 0, self.width, self.height)
+                let rows = 4 * row_bytes + (256 << 10);
+                (rows, rows, self.width, self.height)
             }
             Kind::Jpeg(frame) => {
                 let eighths = jpeg_eighths(frame, out_width, out_height);
-                if eighths == 8 {
-                    return self.whole_peak(out_width, out_height);
-                }
                 let side = |s: u32| (s * eighths).div_ceil(8);
                 let (width, height) = (side(frame.width), side(frame.height));
-                // Its output, and every component's samples at the scale
-                // (sides in whole blocks of 32) beside it while decoding;
-                // a progressive frame's coefficients at full size.
-                let padded = |s: u32| u64::from(s).div_ceil(32) * 32;
                 let out = u64::from(width) * u64::from(height) * n;
-                let samples = padded(width) * padded(height) * n;
-                (
-                    out + samples + frame.coefficient_bytes(),
-                    out,
-                    width,
-                    height,
-                )
+                if eighths == 8 {
+                    // Decoded whole by `image`: its samples, and a
+                    // progressive frame's coefficients.
+                    (out + frame.coefficient_bytes(), out, width, height)
+                } else {
+                    // Its output, and every component's samples at the
+                    // scale (sides in whole blocks of 32) beside it while
+                    // decoding; a progressive frame's coefficients at full
+                    // size.
+                    let padded = |s: u32| u64::from(s).div_ceil(32) * 32;
+                    let samples = padded(width) * padded(height) * n;
+                    (
+                        out + samples + frame.coefficient_bytes(),
+                        out,
+                        width,
+                        height,
+                    )
+                }
             }
-            Kind::Whole(..) => return self.whole_peak(out_width, out_height),
-        };
-        let strips = strip_bytes(width, height, out_width, out_height, channels);
-        memory::fit_peak(decoding, held, strips, output)
-    }
-
-    fn whole_peak(&self, out_width: u32, out_height: u32) -> u64 {
-        let channels = self.channels();
-        let n = u64::from(channels);
-        let (decoding, held) = match &self.kind {
             Kind::Whole(Some(opened), _) => {
                 let (w, h) = opened.dimensions();
-                (opened.decoding_bytes(), u64::from(w) * u64::from(h) * n)
+                let decoded = u64::from(w) * u64::from(h) * n;
+                (opened.decoding_bytes(), decoded, w, h)
             }
-            Kind::Whole(None, Some(p)) => (0, p.data.len() as u64),
-            // A JPEG decoded whole by `image`: its samples, and a
-            // progressive frame's coefficients.
-            Kind::Jpeg(frame) => {
-                let decoded = frame.sample_bytes();
-                (decoded + frame.coefficient_bytes(), decoded)
-            }
-            _ => (0, 0),
+            Kind::Whole(None, Some(p)) => (0, p.data.len() as u64, p.width, p.height),
+            Kind::Whole(None, None) => (0, 0, self.width, self.height),
         };
-        let strips = strip_bytes(self.width, self.height, out_width, out_height, channels);
-        let output = u64::from(out_width) * u64::from(out_height) * n;
-        memory::fit_peak(decoding, held, strips, output)
+        let strips = strip_bytes(width, height, out_width, out_height, channels);
+        if self.turned() {
+            return memory::fit_peak(decoding, held, strips, output);
+        }
+        let out_row = u64::from(out_width) * n;
+        memory::streamed_peak(
+            decoding,
+            held,
+            strips,
+            memory::encoder_bytes(out_row),
+            memory::encoded_bound(output, limit),
+        )
     }
 
-    /// The image at `out_width` x `out_height` as stored (no larger),
-    /// turned as its orientation says.
-    pub fn render(&mut self, out_width: u32, out_height: u32) -> Result<Rendered, FitError> {
-        let mut photo = PhotoTest::new(u64::from(self.width) * u64::from(self.height));
-        let shrunk = match &mut self.kind {
+    /// The rows of the image at `out_width` x `out_height` as stored (no
+    /// larger), as they are made (`Shrink::streamed`), or for
+    /// [`Rows::whole`] (`Shrink::new`).
+    fn rows(&mut self, out_width: u32, out_height: u32, whole: bool) -> Result<Rows<'_>, FitError> {
+        if let Kind::Jpeg(frame) = &self.kind {
+            if jpeg_eighths(frame, out_width, out_height) == 8 {
+                // Decoded whole, as any other image, and kept.
+                self.kind = Kind::Whole(Some(decode::open(self.bytes)?), None);
+            }
+        }
+        if let Kind::Whole(opened, pixels) = &mut self.kind {
+            if let Some(opened) = opened.take() {
+                *pixels = Some(opened.read_stored()?.0);
+            }
+        }
+        let photo = PhotoTest::new(u64::from(self.width) * u64::from(self.height));
+        let (input, width, height, channels) = match &self.kind {
             Kind::PngRows { channels, .. } => {
-                let channels = *channels;
-                let mut reader = png_reader(self.bytes)?;
+                let reader = png_reader(self.bytes)?;
                 let sixteen = reader.output_color_type().1 == png::BitDepth::Sixteen;
-                let mut shrink =
-                    Shrink::new(self.width, self.height, channels, out_width, out_height)?;
-                let mut narrow = Vec::new();
-                while let Some(row) = reader.next_row().map_err(decode_error)? {
-                    let row = if sixteen {
-                        // Big-endian samples, rounded to 8 bits.
-                        narrow.clear();
-                        narrow.extend(row.data().chunks_exact(2).map(|s| {
-                            ((u32::from(u16::from_be_bytes([s[0], s[1]])) + 128) / 257) as u8
-                        }));
-                        &narrow[..]
-                    } else {
-                        row.data()
-                    };
-                    photo.row(row, channels);
-                    shrink.push(row)?;
-                }
-                shrink.finish()?
+                let input = Input::Png {
+                    reader: Box::new(reader),
+                    sixteen,
+                    narrow: Vec::new(),
+                };
+                (input, self.width, self.height, *channels)
             }
             Kind::Jpeg(frame) => {
                 let eighths = jpeg_eighths(frame, out_width, out_height);
-                if eighths == 8 {
-                    // Decoded whole, as any other image, and kept.
-                    let opened = decode::open(self.bytes)?;
-                    self.kind = Kind::Whole(Some(opened), None);
-                    return self.render(out_width, out_height);
-                }
                 let side = |s: u32| (s * eighths).div_ceil(8);
                 let (width, height) = (side(frame.width), side(frame.height));
                 let channels = frame.components;
@@ -290,34 +297,198 @@ impl Source<'_> {
                 if data.len() != row_len * height as usize {
                     return Err(decode_error("the JPEG decoded to an unexpected size"));
                 }
-                let mut shrink = Shrink::new(width, height, channels, out_width, out_height)?;
-                for row in data.chunks_exact(row_len) {
-                    photo.row(row, channels);
-                    shrink.push(row)?;
-                }
-                drop(data);
-                shrink.finish()?
-            }
-            Kind::Whole(opened, pixels) => {
-                if let Some(opened) = opened.take() {
-                    *pixels = Some(opened.read_stored()?.0);
-                }
-                let Some(p) = pixels.as_ref() else {
-                    return Err(decode_error("the image was not decoded"));
+                let input = Input::Held {
+                    data: Cow::Owned(data),
+                    row_len,
+                    at: 0,
                 };
-                let row_len = p.width as usize * usize::from(p.channels);
-                let mut shrink = Shrink::new(p.width, p.height, p.channels, out_width, out_height)?;
-                for row in p.data.chunks_exact(row_len) {
-                    photo.row(row, p.channels);
-                    shrink.push(row)?;
-                }
-                shrink.finish()?
+                (input, width, height, channels)
             }
+            Kind::Whole(_, Some(p)) => {
+                let input = Input::Held {
+                    data: Cow::Borrowed(&p.data[..]),
+                    row_len: p.width as usize * usize::from(p.channels),
+                    at: 0,
+                };
+                (input, p.width, p.height, p.channels)
+            }
+            Kind::Whole(_, None) => return Err(decode_error("the image was not decoded")),
         };
-        Ok(Rendered {
-            pixels: decode::oriented(shrunk, self.orientation)?,
-            photo: photo.looks_like_photo(),
+        let shrink = if whole {
+            Shrink::new(width, height, channels, out_width, out_height)?
+        } else {
+            Shrink::streamed(width, height, channels, out_width, out_height)?
+        };
+        Ok(Rows {
+            input,
+            shrink,
+            photo,
+            keep_alpha: self.transparent,
+            transparent: false,
+            out_width,
+            out_height,
+            channels,
         })
+    }
+
+    /// The image at `out_width` x `out_height` as stored (no larger),
+    /// turned as its orientation says, held whole.
+    pub fn render(&mut self, out_width: u32, out_height: u32) -> Result<Pixels, FitError> {
+        let (shrunk, photo) = self.rows(out_width, out_height, true)?.whole()?;
+        self.photo = photo;
+        decode::oriented(shrunk, self.orientation)
+    }
+
+    /// The image at `out_width` x `out_height` (not turned) encoded as
+    /// `how` says, its rows streamed into the encoder; bytes past `limit`
+    /// counted, not kept.
+    pub fn encode(
+        &mut self,
+        out_width: u32,
+        out_height: u32,
+        how: Encoding,
+        limit: u64,
+    ) -> Result<Encoded, FitError> {
+        loop {
+            let mut rows = self.rows(out_width, out_height, false)?;
+            let result = encode::encode(&mut rows, how, limit);
+            if rows.transparent {
+                // Alpha was dropped on a guess that a pixel proved wrong:
+                // the same again, alpha kept.
+                drop(rows);
+                self.transparent = true;
+                continue;
+            }
+            let photo = rows.photo.looks_like_photo();
+            drop(rows);
+            let encoded = result?;
+            self.photo = photo;
+            return Ok(encoded);
+        }
+    }
+}
+
+/// Where a source's rows come from.
+enum Input<'a> {
+    /// Read from a PNG a row at a time; 16-bit rows brought to 8 bits in
+    /// `narrow`.
+    Png {
+        // Boxed: the reader is large, and made once a size.
+        reader: Box<png::Reader<Cursor<&'a [u8]>>>,
+        sixteen: bool,
+        narrow: Vec<u8>,
+    },
+    /// Decoded already, whole or at a scale: rows of `row_len` bytes, the
+    /// next at `at`.
+    Held {
+        data: Cow<'a, [u8]>,
+        row_len: usize,
+        at: usize,
+    },
+}
+
+impl Input<'_> {
+    fn next_row(&mut self) -> Result<Option<&[u8]>, FitError> {
+        match self {
+            Input::Png {
+                reader,
+                sixteen,
+                narrow,
+            } => {
+                let Some(row) = reader.next_row().map_err(decode_error)? else {
+                    return Ok(None);
+                };
+                if !*sixteen {
+                    return Ok(Some(row.data()));
+                }
+                // Big-endian samples, rounded to 8 bits.
+                narrow.clear();
+                narrow.extend(
+                    row.data()
+                        .chunks_exact(2)
+                        .map(|s| ((u32::from(u16::from_be_bytes([s[0], s[1]])) + 128) / 257) as u8),
+                );
+                Ok(Some(&narrow[..]))
+            }
+            Input::Held { data, row_len, at } => {
+                let row = data.get(*at..*at + *row_len);
+                if row.is_some() {
+                    *at += *row_len;
+                }
+                Ok(row)
+            }
+        }
+    }
+}
+
+/// A size being made: the source's rows through a [`Shrink`], its output
+/// rows given a group at a time ([`RowSource`]).
+pub struct Rows<'a> {
+    input: Input<'a>,
+    shrink: Shrink,
+    photo: PhotoTest,
+    /// The source is known not to be opaque: alpha is kept.
+    keep_alpha: bool,
+    /// Alpha was being dropped and a pixel not opaque came: the rows stop
+    /// (the caller makes them again with alpha kept).
+    transparent: bool,
+    out_width: u32,
+    out_height: u32,
+    /// The source's channels.
+    channels: u8,
+}
+
+impl Rows<'_> {
+    /// Every row through a shrink that keeps its whole output (one made by
+    /// `Shrink::new`), alpha dropped at the end if every pixel was opaque;
+    /// and whether the source looked like a photo.
+    fn whole(mut self) -> Result<(Pixels, bool), FitError> {
+        while let Some(row) = self.input.next_row()? {
+            self.photo.row(row, self.channels);
+            self.shrink.push(row)?;
+        }
+        Ok((self.shrink.finish()?, self.photo.looks_like_photo()))
+    }
+}
+
+impl RowSource for Rows<'_> {
+    fn width(&self) -> u32 {
+        self.out_width
+    }
+
+    fn height(&self) -> u32 {
+        self.out_height
+    }
+
+    fn channels(&self) -> u8 {
+        self.shrink.out_channels(self.keep_alpha)
+    }
+
+    fn advance(&mut self) -> Result<bool, FitError> {
+        loop {
+            if self.transparent {
+                return Ok(false);
+            }
+            if self.shrink.has_rows() {
+                self.shrink.take_rows(self.keep_alpha)?;
+                return Ok(true);
+            }
+            if self.shrink.done() {
+                return Ok(false);
+            }
+            let Some(row) = self.input.next_row()? else {
+                return Err(decode_error(
+                    "the image has fewer rows than its header says",
+                ));
+            };
+            self.photo.row(row, self.channels);
+            self.shrink.push(row)?;
+            self.transparent = !self.keep_alpha && !self.shrink.opaque();
+        }
+    }
+
+    fn rows(&self) -> &[u8] {
+        self.shrink.taken_rows()
     }
 }
 

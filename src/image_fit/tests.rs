@@ -9,13 +9,19 @@ fn png_of(width: u32, height: u32, channels: u8, pixel: impl Fn(u32, u32) -> Vec
             data.extend(pixel(x, y));
         }
     }
-    encode::png(&Pixels {
+    png_whole(&Pixels {
         width,
         height,
         channels,
         data,
     })
-    .unwrap()
+}
+
+/// `p` as PNG, encoded whole.
+fn png_whole(p: &Pixels) -> Vec<u8> {
+    let rows = &mut encode::WholeRows::new(p);
+    let out = encode::encode(rows, encode::Encoding::Png, u64::MAX).unwrap();
+    out.bytes.unwrap()
 }
 
 const ANY: Target = Target {
@@ -176,20 +182,22 @@ fn a_sixteen_bit_image_decoded_whole_over_the_decode_limit_is_refused_before_all
         error.to_string(),
         "decoded it would take 489 MiB, more than the 256 MiB decoded at most"
     );
-    // Not interlaced, it is read a row at a time: its peak follows the
-    // output (8000x8000 RGBA, three times over, a sixteenth and 1 MiB),
-    // within the budget.
+    // Not interlaced, it is read a row at a time and its output rows go
+    // into the encoder as they are made: its peak is the strips (a group
+    // of output rows among them), the encoder's rows and the encoded bytes
+    // kept (at most the byte limit), not the output's 256,000,000 bytes.
     let rows = png_header(8000, 8000, 16, 6);
     let source = source::open(&rows).unwrap();
-    let peak = source.peak_bytes(8000, 8000);
-    assert!(peak <= DEFAULT_BUDGET, "{peak}");
-    assert!(peak >= 3 * 256_000_000, "{peak}");
-    // Made 4 times smaller, it needs 16 times less, and a few strips.
-    let small = source.peak_bytes(2000, 2000);
-    assert!(
-        (3 * 16_000_000..3 * 16_000_000 + (8 << 20)).contains(&small),
-        "{small}"
-    );
+    let peak = source.peak_bytes(8000, 8000, ANY.max_bytes);
+    assert!((ANY.max_bytes..40 << 20).contains(&peak), "{peak}");
+    // Without a byte limit, the encoded bytes kept may be as many as the
+    // pixels and a sixteenth: still within the budget.
+    let unlimited = source.peak_bytes(8000, 8000, u64::MAX);
+    assert!(unlimited >= peak + 256_000_000 + 16_000_000 - ANY.max_bytes);
+    assert!(unlimited <= DEFAULT_BUDGET, "{unlimited}");
+    // Made 4 times smaller, it needs less.
+    let small = source.peak_bytes(2000, 2000, ANY.max_bytes);
+    assert!(small < peak, "{small}");
 }
 
 /// A JPEG whose frame header says `width` x `height`: a 16x16 RGB image,
@@ -223,16 +231,19 @@ fn a_progressive_jpeg_counts_its_coefficients() {
     // scale it is decoded at.
     for side in [4000, 1000] {
         let (p, b) = (
-            progressive.peak_bytes(side, side),
-            baseline.peak_bytes(side, side),
+            progressive.peak_bytes(side, side, ANY.max_bytes),
+            baseline.peak_bytes(side, side, ANY.max_bytes),
         );
         assert!(p >= 2 * 3 * 8000 * 8000 && b < p / 2, "{side}: {p} {b}");
     }
     // Whole, its output's copies outweigh its coefficients.
-    assert!(progressive.peak_bytes(8000, 8000) >= baseline.peak_bytes(8000, 8000));
-    assert!(progressive.peak_bytes(8000, 8000) <= DEFAULT_BUDGET);
+    assert!(
+        progressive.peak_bytes(8000, 8000, ANY.max_bytes)
+            >= baseline.peak_bytes(8000, 8000, ANY.max_bytes)
+    );
+    assert!(progressive.peak_bytes(8000, 8000, ANY.max_bytes) <= DEFAULT_BUDGET);
     // Decoded at 1/8 of its size, a baseline JPEG needs a fraction.
-    assert!(baseline.peak_bytes(1000, 1000) < 3 * 3_000_000 + (8 << 20));
+    assert!(baseline.peak_bytes(1000, 1000, ANY.max_bytes) < 3 * 3_000_000 + (8 << 20));
 }
 
 #[test]
@@ -240,10 +251,12 @@ fn a_fit_larger_than_the_whole_budget_is_refused_with_its_need() {
     let png = png_of(300, 200, 3, |x, y| vec![x as u8, y as u8, 7]);
     let budget = Budget::new(1 << 20);
     let error = fit_within(&png, &ANY, false, &budget).unwrap_err();
-    // At least 3 x 180,000 bytes (the output, a copy, the encoded bytes),
-    // 1/16 of it and 1 MiB.
-    let needs = source::open(&png).unwrap().peak_bytes(300, 200);
-    assert!(needs >= 3 * 180_000 + 180_000 / 16 + (1 << 20), "{needs}");
+    // At least the encoded bytes kept (no more than the output's 180,000
+    // and a sixteenth), the encoder's rows and its state, and 1 MiB.
+    let needs = source::open(&png)
+        .unwrap()
+        .peak_bytes(300, 200, ANY.max_bytes);
+    assert!(needs >= 180_000 + 180_000 / 16 + (2 << 20), "{needs}");
     assert_eq!(
         error,
         FitError::OverBudget {
@@ -253,7 +266,7 @@ fn a_fit_larger_than_the_whole_budget_is_refused_with_its_need() {
     );
     assert_eq!(
         error.to_string(),
-        "fitting it needs about 2 MiB, more than the 1 MiB all images being fitted may hold"
+        "fitting it needs about 4 MiB, more than the 1 MiB all images being fitted may hold"
     );
     assert_eq!(budget.high_water(), 0);
     // Within a budget that holds it, it fits, and gives its bytes back.
@@ -265,7 +278,9 @@ fn a_fit_larger_than_the_whole_budget_is_refused_with_its_need() {
     let fitted = fit_within(&png, &target, false, &budget).unwrap();
     assert_eq!((fitted.width, fitted.height), (100, 67));
     // What it took follows the output: the rows read, a few strips.
-    let smaller = source::open(&png).unwrap().peak_bytes(100, 67);
+    let smaller = source::open(&png)
+        .unwrap()
+        .peak_bytes(100, 67, ANY.max_bytes);
     assert!(smaller < needs);
     assert_eq!(budget.high_water(), smaller);
     drop(budget.acquire(needs).unwrap());
@@ -343,10 +358,16 @@ fn memory_that_cannot_be_had_is_an_error_not_an_abort() {
         memory::probe(u64::MAX),
         Err(FitError::OutOfMemory { .. })
     ));
-    let mut out = memory::Output::default();
     use std::io::Write;
+    let mut out = memory::Output::new(u64::MAX, 3);
     out.write_all(b"abc").unwrap();
     assert_eq!(out.bytes, b"abc");
+    // Past its limit, an output is let go and only counted.
+    let mut out = memory::Output::new(4, 100);
+    out.write_all(b"abc").unwrap();
+    assert_eq!(out.bytes, b"abc");
+    out.write_all(b"de").unwrap();
+    assert_eq!((out.len, out.bytes.capacity()), (5, 0));
 }
 
 #[test]
@@ -545,4 +566,95 @@ fn sixteen_bit_and_float_samples_become_eight_bit_as_image_converts_them() {
     let back = decode::eight_bit(bytes, 50, 3, image::ColorType::Rgb32F).unwrap();
     let want = image::DynamicImage::ImageRgb32F(float).to_rgb8();
     assert_eq!((back.channels, &back.data), (3, want.as_raw()));
+}
+
+/// JPEG of `p` as it was made whole: flattened on white first, then
+/// encoded in one call.
+fn jpeg_whole(p: &Pixels, quality: u8) -> Vec<u8> {
+    let n = usize::from(p.channels);
+    let flat: Vec<u8> = if p.has_alpha() {
+        p.data
+            .chunks_exact(n)
+            .flat_map(|px| {
+                let a = u32::from(px[n - 1]);
+                px[..n - 1]
+                    .iter()
+                    .map(move |&c| ((u32::from(c) * a + 255 * (255 - a) + 127) / 255) as u8)
+            })
+            .collect()
+    } else {
+        p.data.clone()
+    };
+    let color = if n <= 2 {
+        jpeg_encoder::ColorType::Luma
+    } else {
+        jpeg_encoder::ColorType::Rgb
+    };
+    let mut out = Vec::new();
+    jpeg_encoder::Encoder::new(&mut out, quality)
+        .encode(&flat, p.width as u16, p.height as u16, color)
+        .unwrap();
+    out
+}
+
+#[test]
+fn rows_streamed_into_the_encoder_make_the_bytes_the_whole_output_made() {
+    use encode::Encoding::{Jpeg, Png};
+    let noise = |i: u32| (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+    let cases: Vec<(&str, Vec<u8>, (u32, u32))> = vec![
+        (
+            "RGB",
+            png_of(300, 700, 3, |x, y| vec![noise(x), noise(y), noise(x ^ y)]),
+            (173, 401),
+        ),
+        (
+            "RGB reduced in blocks",
+            png_of(1000, 600, 3, |x, y| {
+                vec![(x / 4) as u8, (y / 12) as u8, ((x + y) / 16) as u8]
+            }),
+            (97, 58),
+        ),
+        (
+            "RGBA, every pixel opaque",
+            png_of(300, 200, 4, |x, y| vec![noise(x), noise(y), 7, 255]),
+            (150, 100),
+        ),
+        // Alpha is dropped while every pixel so far is opaque: the clear
+        // pixel in the last row makes the rows again, alpha kept.
+        (
+            "RGBA, one pixel clear in the last row",
+            png_of(300, 200, 4, |x, y| {
+                let alpha = if (x, y) == (299, 199) { 0 } else { 255 };
+                vec![noise(x), noise(y), 7, alpha]
+            }),
+            (150, 100),
+        ),
+        (
+            "grey and alpha",
+            png_of(200, 300, 2, |x, y| vec![noise(x + y), (x % 256) as u8]),
+            (120, 180),
+        ),
+        (
+            "grey, same size",
+            png_of(64, 48, 1, |x, y| vec![noise(x * y)]),
+            (64, 48),
+        ),
+    ];
+    for (what, png, (w, h)) in cases {
+        let whole = source::open(&png).unwrap().render(w, h).unwrap();
+        for how in [Png, Jpeg(85)] {
+            let want = match how {
+                Png => png_whole(&whole),
+                Jpeg(q) => jpeg_whole(&whole, q),
+            };
+            let mut source = source::open(&png).unwrap();
+            let got = source.encode(w, h, how, u64::MAX).unwrap();
+            assert_eq!(got.len, want.len() as u64, "{what} {how:?}");
+            assert!(got.bytes.unwrap() == want, "{what} {how:?}");
+            // Over a byte limit, the bytes are counted, not kept: the
+            // count says how much smaller to try.
+            let over = source.encode(w, h, how, 100).unwrap();
+            assert_eq!((over.bytes, over.len), (None, want.len() as u64));
+        }
+    }
 }
