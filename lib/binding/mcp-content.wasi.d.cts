@@ -136,6 +136,18 @@ export interface RemovedFile {
  */
 export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown, notRead?: string): string
 
+/**
+ * Count toward the result's budget what the request carries besides it,
+ * as the caller says: attachments by kind, their pages and decoded bytes.
+ */
+export declare function resultCarries(result: ResultHandle, images: number, documents: number, pages: number, bytes: number, documentBytes: number): void
+
+/**
+ * Count toward the result's budget one attachment of the request's
+ * history (`mimeType` as its block declares it).
+ */
+export declare function resultCarry(result: ResultHandle, data: string | Uint8Array, mimeType: unknown, dataIsLatin1: boolean | 'base64Bytes'): void
+
 /** Decide where each attachment recorded so far goes. */
 export declare function resultDecide(result: ResultHandle, isError: boolean, hasText: boolean): Decision
 
@@ -168,9 +180,9 @@ export declare function resultMediaSync(result: ResultHandle, position: number, 
 
 /**
  * Start converting a tool result with `settings`, deferring media as
- * `deferMedia` says, in a request that carries `priorImages` already.
+ * `deferMedia` says.
  */
-export declare function resultNew(settings: SettingsHandle, deferMedia: unknown, priorImages: unknown): ResultHandle
+export declare function resultNew(settings: SettingsHandle, deferMedia: unknown): ResultHandle
 
 /**
  * A promise of `resultSpillSync` done on the libuv thread pool, from a
