@@ -41,6 +41,8 @@ const FILES = [
   'legacy-text',
   'decoder-agreement',
   'future-fields',
+  'resource-links',
+  'request-budget',
 ]
 
 if (!fs.existsSync(wasm)) {
@@ -55,7 +57,8 @@ const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', ...files
   cwd: repoRoot,
   encoding: 'utf8',
   maxBuffer: 256 * 1024 * 1024,
-  env: { ...process.env, NAPI_RS_FORCE_WASI: 'error', NODE_NO_WARNINGS: '1' },
+  // MCP_CONTENT_RUNTIME: tests that run once per suite (the long sessions) ran in npm test.
+  env: { ...process.env, NAPI_RS_FORCE_WASI: 'error', NODE_NO_WARNINGS: '1', MCP_CONTENT_RUNTIME: 'wasm' },
 })
 process.stdout.write(r.stdout ?? '')
 process.stderr.write(r.stderr ?? '')
