@@ -29,7 +29,7 @@ const WeakSetPrototypeAdd = WeakSet.prototype.add
 const WeakSetPrototypeHas = WeakSet.prototype.has
 const WeakMapPrototypeGet = WeakMap.prototype.get
 const WeakMapPrototypeSet = WeakMap.prototype.set
-/** The arrays and objects repairHistory made (copies): the only ones it writes to. */
+/** The arrays and objects drafted here (copies): the only ones ever written to. */
 const drafts = new WeakSet()
 /** A drafted list's finishing step (a format's), with what the list held when read. */
 const finishes = new WeakMap()
@@ -191,4 +191,4 @@ function settleMessage(value) {
   return value
 }
 
-module.exports = { Found, Draft, snapshotOf, copyArray, settleMessage, historyFormat, historyMedia, FORMAT_NAMES }
+module.exports = { Draft, snapshotOf, copyArray, settleMessage, historyFormat, historyMedia, FORMAT_NAMES }
