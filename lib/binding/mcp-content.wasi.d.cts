@@ -108,6 +108,12 @@ export declare function isTextualMediaType(mediaType: unknown): boolean
 /** True when the bytes are valid UTF-8. */
 export declare function isUtf8(data: Uint8Array): boolean
 
+export interface Layout {
+  slots: Array<'errorNote' | 'note' | 'part' | 'placeholder' | 'deferred' | 'saved' | 'spillNote' | 'spillSaved' | 'spillPlaceholder' | 'spillDeferred' | 'spillPart' | 'structured' | 'structuredSaved'>
+  entries: Array<number | null>
+  sources: Array<number | null>
+}
+
 /**
  * Why a resource link a caller asked to have read (`readResource`) is not:
  * `why` names the case, `amount` its figure ('link-limit' and
@@ -136,6 +142,18 @@ export interface RemovedFile {
  */
 export declare function resourceLinkText(uri: unknown, name: unknown, mimeType: unknown, size: unknown, description: unknown, notRead?: string): string
 
+/**
+ * Count toward the result's budget what the request carries besides it,
+ * as the caller says: attachments by kind, their pages and decoded bytes.
+ */
+export declare function resultCarries(result: ResultHandle, images: number, documents: number, pages: number, bytes: number, documentBytes: number): void
+
+/**
+ * Count toward the result's budget one attachment of the request's
+ * history (`mimeType` as its block declares it).
+ */
+export declare function resultCarry(result: ResultHandle, data: string | Uint8Array, mimeType: unknown, dataIsLatin1: boolean | 'base64Bytes'): void
+
 /** Decide where each attachment recorded so far goes. */
 export declare function resultDecide(result: ResultHandle, isError: boolean, hasText: boolean): Decision
 
@@ -149,6 +167,16 @@ export interface ResultFile {
   saved: SavedFile | null
   placeholder: string | null
 }
+
+/**
+ * The order of a converted result's answer (the core's
+ * `tool_result::layout`): `entries`, each entry's shape in content order
+ * as bits (0: no entry; 1 text, 2 file; 4 its note, 8 its saved file, 16
+ * fitted when converted, 32 deferred, 64 held, and then 128, 256, 512 the
+ * spill's note, saved file, placeholder); `sources`, the index in the
+ * result's content each comes from, or null for its own.
+ */
+export declare function resultLayout(entries: Array<number>, sources: Array<number> | null | undefined, partCount: number, errorNote: boolean, structured: boolean): Layout
 
 /**
  * A promise of `resultMediaSync` done on the libuv thread pool, from a
@@ -168,9 +196,9 @@ export declare function resultMediaSync(result: ResultHandle, position: number, 
 
 /**
  * Start converting a tool result with `settings`, deferring media as
- * `deferMedia` says, in a request that carries `priorImages` already.
+ * `deferMedia` says.
  */
-export declare function resultNew(settings: SettingsHandle, deferMedia: unknown, priorImages: unknown): ResultHandle
+export declare function resultNew(settings: SettingsHandle, deferMedia: unknown): ResultHandle
 
 /**
  * A promise of `resultSpillSync` done on the libuv thread pool, from a
