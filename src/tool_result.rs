@@ -1,9 +1,7 @@
 //! A whole tool result for one provider: which attachments stay in the
 //! result, which move to a following user message (deferred media, the
 //! decocms way), which are saved instead; and the text an error result
-//! needs when the tool sent none. The order of the answer: [`layout`].
-
-pub mod layout;
+//! needs when the tool sent none.
 
 use crate::budget::{self, Candidate, Carried};
 use crate::classify;
