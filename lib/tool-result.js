@@ -230,63 +230,124 @@ function spillAsync(job, converted, decision, a) {
   return native.resultSpill(job.handle, a, data, word)
 }
 
-/** Put the verdicts and spills in place and build the answer; queue deferred media. */
+// An entry's shape for resultLayout, as bits (see src/binding/result.rs).
+const SHAPE_TEXT = 1
+const SHAPE_FILE = 2
+const SHAPE_NOTE = 4
+const SHAPE_SAVED = 8
+const SHAPE_FITTED = 16
+const SHAPE_DEFERRED = 32
+const SHAPE_HELD = 64
+const SHAPE_SPILL_NOTE = 128
+const SHAPE_SPILL_SAVED = 256
+const SHAPE_SPILL_PLACEHOLDER = 512
+
+/**
+ * Each converted entry's shape for the core, with what its slots take besides the entry: the
+ * placeholder a deferred verdict gave it, the answer of its spill.
+ */
+function entryShapes(converted, decision, spilled) {
+  const shapes = []
+  const placeholders = []
+  const answers = []
+  let a = 0
+  let held = 0
+  for (let i = 0; i < converted.length; i++) {
+    const entry = converted[i]
+    let shape = 0
+    let placeholder
+    let answer
+    if (entry !== null) {
+      shape = entry.isFile ? SHAPE_FILE : SHAPE_TEXT
+      if (entry.saved !== undefined) shape |= SHAPE_SAVED
+    }
+    if (entry !== null && entry.isFile) {
+      const verdict = decision.verdicts[a]
+      if (entry.note !== undefined) shape |= SHAPE_NOTE
+      if (decision.fittedBefore[a]) shape |= SHAPE_FITTED
+      a++
+      if (typeof verdict === 'string') {
+        shape |= SHAPE_DEFERRED
+        placeholder = verdict
+      } else if (verdict === false) {
+        // Saved instead; or, held back by the many-image rule, made to fit it.
+        answer = fromResultAnswer(spilled[held], entry.media)
+        held++
+        shape |= SHAPE_HELD
+        if (answer.note !== undefined) shape |= SHAPE_SPILL_NOTE
+        if (answer.saved !== undefined) shape |= SHAPE_SPILL_SAVED
+        if (answer.placeholder !== undefined) shape |= SHAPE_SPILL_PLACEHOLDER
+      }
+    }
+    append(shapes, shape)
+    append(placeholders, placeholder)
+    append(answers, answer)
+  }
+  return { shapes, placeholders, answers }
+}
+
+/** Put the verdicts and spills in place and build the answer in the core's order; queue deferred media. */
 function finishResult(job, converted, decision, spilled, structured) {
   const { read, queue, toolCallId } = job
   const content = []
   // The index in the result's content of the part each content part comes from: -1 for the error
   // note added before them all, the number of parts for the structured content's JSON after them.
   const sources = []
-  const add = (part, source) => {
-    append(content, part)
-    append(sources, source)
-  }
   const deferred = []
   const saved = []
-  if (decision.errorText !== null) add(textPart(decision.errorText), -1)
-  let a = 0
-  let held = 0
-  for (let i = 0; i < converted.length; i++) {
-    const entry = converted[i]
-    if (entry === null) continue
-    // A linked resource's parts come from their link.
-    const source = read.sources === undefined ? i : read.sources[i]
-    if (!entry.isFile) {
-      add(entry.part, source)
-      if (entry.saved !== undefined) append(saved, entry.saved)
-      continue
+  const { shapes, placeholders, answers } = entryShapes(converted, decision, spilled)
+  // A linked resource's parts come from their link.
+  const layout = native.resultLayout(shapes, read.sources, read.partCount, decision.errorText !== null, structured !== undefined)
+  const slots = layout.slots
+  for (let s = 0; s < slots.length; s++) {
+    const i = layout.entries[s]
+    let part
+    switch (slots[s]) {
+      case 'errorNote':
+        part = textPart(decision.errorText)
+        break
+      case 'note':
+        part = textPart(converted[i].note)
+        break
+      case 'part':
+        part = converted[i].part
+        break
+      case 'placeholder':
+        part = textPart(placeholders[i])
+        break
+      case 'deferred':
+        append(deferred, converted[i].part)
+        break
+      case 'saved':
+        append(saved, converted[i].saved)
+        break
+      case 'spillNote':
+        part = textPart(answers[i].note)
+        break
+      case 'spillSaved':
+        append(saved, answers[i].saved)
+        break
+      case 'spillPlaceholder':
+        part = textPart(answers[i].placeholder)
+        break
+      case 'spillDeferred':
+        append(deferred, answers[i].part)
+        break
+      case 'spillPart':
+        part = answers[i].part
+        break
+      case 'structured':
+        part = structured.entry.part
+        break
+      case 'structuredSaved':
+        for (let f = 0; f < structured.saved.length; f++) append(saved, structured.saved[f])
+        if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
+        break
     }
-    const verdict = decision.verdicts[a]
-    const fittedBefore = decision.fittedBefore[a]
-    a++
-    // Held back after a fit: the spill's answer has the one note and file.
-    if (verdict !== false || !fittedBefore) {
-      if (entry.note !== undefined) add(textPart(entry.note), source)
-      if (entry.saved !== undefined) append(saved, entry.saved)
+    if (part !== undefined) {
+      append(content, part)
+      append(sources, layout.sources[s])
     }
-    if (verdict === true) {
-      add(entry.part, source)
-    } else if (typeof verdict === 'string') {
-      add(textPart(verdict), source)
-      append(deferred, entry.part)
-    } else {
-      // Saved instead; or, held back by the many-image rule, made to fit it.
-      const answer = fromResultAnswer(spilled[held], entry.media)
-      held++
-      if (answer.note !== undefined) add(textPart(answer.note), source)
-      if (answer.saved !== undefined) append(saved, answer.saved)
-      if (answer.placeholder !== undefined) {
-        add(textPart(answer.placeholder), source)
-        append(deferred, answer.part)
-      } else {
-        add(answer.part, source)
-      }
-    }
-  }
-  if (structured !== undefined) {
-    add(structured.entry.part, read.partCount)
-    for (let i = 0; i < structured.saved.length; i++) append(saved, structured.saved[i])
-    if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
   }
   if (queue !== undefined && deferred.length > 0) queueAdd(queue, toolCallId, deferred)
   // For an MCP client (the proxy): the value with the same strings replaced.

@@ -7,7 +7,8 @@
 //! charset) -> classify -> route (reads the provider table) -> store (spill)
 //! -> model part; for a whole tool result, `tool_result` then decides which
 //! attachments stay, move to a following user message, or are saved
-//! (`budget`: per-request limits).
+//! (`budget`: per-request limits), and `tool_result::layout` the order of
+//! its answer.
 
 // The core has no unsafe code; only the Node-API layer may (allowed on
 // `mod binding` below), and every block there says why it is sound.

@@ -32,6 +32,11 @@ impl<'a> Input<'a> {
         u16::from_le_bytes([self.byte(), self.byte()])
     }
 
+    /// Whether everything was read.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
     /// Everything not read yet.
     pub fn rest(self) -> &'a [u8] {
         self.data

@@ -113,6 +113,12 @@ export declare function isTextualMediaType(mediaType: unknown): boolean
 /** True when the bytes are valid UTF-8. */
 export declare function isUtf8(data: Uint8Array): boolean
 
+export interface Layout {
+  slots: Array<'errorNote' | 'note' | 'part' | 'placeholder' | 'deferred' | 'saved' | 'spillNote' | 'spillSaved' | 'spillPlaceholder' | 'spillDeferred' | 'spillPart' | 'structured' | 'structuredSaved'>
+  entries: Array<number | null>
+  sources: Array<number | null>
+}
+
 /**
  * Why a resource link a caller asked to have read (`readResource`) is not:
  * `why` names the case, `amount` its figure ('link-limit' and
@@ -166,6 +172,16 @@ export interface ResultFile {
   saved: SavedFile | null
   placeholder: string | null
 }
+
+/**
+ * The order of a converted result's answer (the core's
+ * `tool_result::layout`): `entries`, each entry's shape in content order
+ * as bits (0: no entry; 1 text, 2 file; 4 its note, 8 its saved file, 16
+ * fitted when converted, 32 deferred, 64 held, and then 128, 256, 512 the
+ * spill's note, saved file, placeholder); `sources`, the index in the
+ * result's content each comes from, or null for its own.
+ */
+export declare function resultLayout(entries: Array<number>, sources: Array<number> | null | undefined, partCount: number, errorNote: boolean, structured: boolean): Layout
 
 /**
  * A promise of `resultMediaSync` done on the libuv thread pool, from a

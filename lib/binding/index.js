@@ -855,6 +855,7 @@ module.exports.resourceLinkText = nativeBinding.resourceLinkText
 module.exports.resultCarries = nativeBinding.resultCarries
 module.exports.resultCarry = nativeBinding.resultCarry
 module.exports.resultDecide = nativeBinding.resultDecide
+module.exports.resultLayout = nativeBinding.resultLayout
 module.exports.resultMedia = nativeBinding.resultMedia
 module.exports.resultMediaInline = nativeBinding.resultMediaInline
 module.exports.resultMediaSync = nativeBinding.resultMediaSync

@@ -1460,6 +1460,7 @@ export const resourceLinkText = __napiModule.exports.resourceLinkText
 export const resultCarries = __napiModule.exports.resultCarries
 export const resultCarry = __napiModule.exports.resultCarry
 export const resultDecide = __napiModule.exports.resultDecide
+export const resultLayout = __napiModule.exports.resultLayout
 export const resultMedia = __napiModule.exports.resultMedia
 export const resultMediaInline = __napiModule.exports.resultMediaInline
 export const resultMediaSync = __napiModule.exports.resultMediaSync

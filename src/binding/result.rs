@@ -11,7 +11,8 @@ use napi_derive::napi;
 
 use super::answer::{Base64Value, List, SavedFile};
 use super::args::{
-    bool_arg, bytes_arg, count_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData,
+    bool_arg, bytes_arg, count_arg, counts_arg, is_nullish, number_arg, string_arg, DataArg,
+    OwnedData,
 };
 use super::media::{answered, checked_copy, convert, MediaFields};
 use super::settings::{settings_of, Settings};
@@ -21,6 +22,7 @@ use crate::content::{self, Converted, Held, HeldPart, MediaKind, MediaPart, Mode
 use crate::payload::Payload;
 use crate::route::Reason;
 use crate::store::KeptFiles;
+use crate::tool_result::layout::{self, Entry, Placed, Shape, Spilled};
 use crate::tool_result::{self, DeferMode, Verdict};
 
 /// One tool result being converted: its settings (whose store never evicts
@@ -453,6 +455,114 @@ pub fn result_decide(
     };
     plan.held = attachments.into_iter().zip(verdicts).collect();
     Ok(answer)
+}
+
+/// An entry's shape in `resultLayout`'s `entries`: 0 for no entry, else
+/// `TEXT` or `FILE` with these bits.
+mod shape {
+    pub const TEXT: u32 = 1;
+    pub const FILE: u32 = 1 << 1;
+    pub const NOTE: u32 = 1 << 2;
+    pub const SAVED: u32 = 1 << 3;
+    pub const FITTED: u32 = 1 << 4;
+    pub const DEFERRED: u32 = 1 << 5;
+    pub const HELD: u32 = 1 << 6;
+    pub const SPILL_NOTE: u32 = 1 << 7;
+    pub const SPILL_SAVED: u32 = 1 << 8;
+    pub const SPILL_PLACEHOLDER: u32 = 1 << 9;
+}
+
+/// One entry's shape from its bits; a combination no entry has is refused.
+fn entry_shape(bits: u32) -> Result<Option<Entry>, String> {
+    use shape::*;
+    let has = |bit: u32| bits & bit != 0;
+    let spill = SPILL_NOTE | SPILL_SAVED | SPILL_PLACEHOLDER;
+    let refused = || invalid(format!("`entries` has a shape no entry has: {bits}"));
+    match bits {
+        0 => Ok(None),
+        TEXT => Ok(Some(Entry::Text { saved: false })),
+        b if b == TEXT | SAVED => Ok(Some(Entry::Text { saved: true })),
+        b if b & !(FILE | NOTE | SAVED | FITTED | DEFERRED | HELD | spill) != 0 || !has(FILE) => {
+            Err(refused())
+        }
+        _ => {
+            let placed = match (has(DEFERRED), has(HELD)) {
+                (false, false) if bits & spill == 0 => Placed::InResult,
+                (true, false) if bits & spill == 0 => Placed::Deferred,
+                (false, true) => Placed::Held(Spilled {
+                    note: has(SPILL_NOTE),
+                    saved: has(SPILL_SAVED),
+                    placeholder: has(SPILL_PLACEHOLDER),
+                }),
+                _ => return Err(refused()),
+            };
+            Ok(Some(Entry::File {
+                note: has(NOTE),
+                saved: has(SAVED),
+                placed,
+                fitted_before: has(FITTED),
+            }))
+        }
+    }
+}
+
+js_answer! {
+    // The order a result's answer is built in, one slot per index: what
+    // goes there, the entry it takes from (null: none) and the source of a
+    // content part (null: a deferred part or a saved file).
+    pub struct Layout {
+        #[ts("Array<'errorNote' | 'note' | 'part' | 'placeholder' | 'deferred' | 'saved' | 'spillNote' | 'spillSaved' | 'spillPlaceholder' | 'spillDeferred' | 'spillPart' | 'structured' | 'structuredSaved'>")]
+        slots: List<String> = "slots",
+        #[ts("Array<number | null>")]
+        entries: List<Option<u32>> = "entries",
+        #[ts("Array<number | null>")]
+        sources: List<Option<i64>> = "sources",
+    }
+}
+
+/// The order of a converted result's answer (the core's
+/// `tool_result::layout`): `entries`, each entry's shape in content order
+/// as bits (0: no entry; 1 text, 2 file; 4 its note, 8 its saved file, 16
+/// fitted when converted, 32 deferred, 64 held, and then 128, 256, 512 the
+/// spill's note, saved file, placeholder); `sources`, the index in the
+/// result's content each comes from, or null for its own.
+#[napi(
+    catch_unwind,
+    ts_args_type = "entries: Array<number>, sources: Array<number> | null | undefined, partCount: number, errorNote: boolean, structured: boolean",
+    ts_return_type = "Layout"
+)]
+pub fn result_layout(
+    entries: Unknown,
+    sources: Option<Unknown>,
+    part_count: Option<Unknown>,
+    error_note: Option<Unknown>,
+    structured: Option<Unknown>,
+) -> Result<Layout, String> {
+    let entries = counts_arg(entries, "entries")?
+        .into_iter()
+        .map(entry_shape)
+        .collect::<Result<Vec<_>, _>>()?;
+    let sources = match sources.filter(|v| !is_nullish(v).unwrap_or(false)) {
+        Some(sources) => Some(counts_arg(sources, "sources")?),
+        None => None,
+    };
+    if sources.as_ref().is_some_and(|s| s.len() != entries.len()) {
+        return Err(invalid("`sources` must have one index per entry"));
+    }
+    let shape = Shape {
+        error_note: bool_arg(error_note, "errorNote")?,
+        entries: &entries,
+        sources: sources.as_deref(),
+        part_count: count_arg(part_count, "partCount")?
+            .ok_or_else(|| invalid("`partCount` is required"))?,
+        structured: bool_arg(structured, "structured")?,
+    };
+    let slots = guarded(|| Ok(layout::layout(&shape)))?;
+    Ok(Layout {
+        slots: List(slots.iter().map(|s| s.name().to_string()).collect()),
+        entries: List(slots.iter().map(|s| s.entry().map(|e| e as u32)).collect()),
+        sources: List(slots.iter().map(|s| s.source()).collect()),
+    })
 }
 
 /// An attachment held back, to save (or make fit again), owned.

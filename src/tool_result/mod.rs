@@ -1,7 +1,9 @@
 //! A whole tool result for one provider: which attachments stay in the
 //! result, which move to a following user message (deferred media, the
 //! decocms way), which are saved instead; and the text an error result
-//! needs when the tool sent none.
+//! needs when the tool sent none. The order of the answer: [`layout`].
+
+pub mod layout;
 
 use crate::budget::{self, Candidate, Carried};
 use crate::classify;
