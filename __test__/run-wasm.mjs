@@ -23,6 +23,7 @@ const FILES = [
   'store',
   'text-cap',
   'tool-result',
+  'result-layout',
   'bad-input',
   'png-repair',
   'limits',

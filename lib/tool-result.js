@@ -230,17 +230,8 @@ function spillAsync(job, converted, decision, a) {
   return native.resultSpill(job.handle, a, data, word)
 }
 
-// An entry's shape for resultLayout, as bits (see src/binding/result.rs).
-const SHAPE_TEXT = 1
-const SHAPE_FILE = 2
-const SHAPE_NOTE = 4
-const SHAPE_SAVED = 8
-const SHAPE_FITTED = 16
-const SHAPE_DEFERRED = 32
-const SHAPE_HELD = 64
-const SHAPE_SPILL_NOTE = 128
-const SHAPE_SPILL_SAVED = 256
-const SHAPE_SPILL_PLACEHOLDER = 512
+// The bits of an entry's shape for resultLayout, as the core defines them.
+const SHAPE = native.layoutShapeBits()
 
 /**
  * Each converted entry's shape for the core, with what its slots take besides the entry: the
@@ -258,25 +249,25 @@ function entryShapes(converted, decision, spilled) {
     let placeholder
     let answer
     if (entry !== null) {
-      shape = entry.isFile ? SHAPE_FILE : SHAPE_TEXT
-      if (entry.saved !== undefined) shape |= SHAPE_SAVED
+      shape = entry.isFile ? SHAPE.file : SHAPE.text
+      if (entry.saved !== undefined) shape |= SHAPE.saved
     }
     if (entry !== null && entry.isFile) {
       const verdict = decision.verdicts[a]
-      if (entry.note !== undefined) shape |= SHAPE_NOTE
-      if (decision.fittedBefore[a]) shape |= SHAPE_FITTED
+      if (entry.note !== undefined) shape |= SHAPE.note
+      if (decision.fittedBefore[a]) shape |= SHAPE.fitted
       a++
       if (typeof verdict === 'string') {
-        shape |= SHAPE_DEFERRED
+        shape |= SHAPE.deferred
         placeholder = verdict
       } else if (verdict === false) {
         // Saved instead; or, held back by the many-image rule, made to fit it.
         answer = fromResultAnswer(spilled[held], entry.media)
         held++
-        shape |= SHAPE_HELD
-        if (answer.note !== undefined) shape |= SHAPE_SPILL_NOTE
-        if (answer.saved !== undefined) shape |= SHAPE_SPILL_SAVED
-        if (answer.placeholder !== undefined) shape |= SHAPE_SPILL_PLACEHOLDER
+        shape |= SHAPE.held
+        if (answer.note !== undefined) shape |= SHAPE.spillNote
+        if (answer.saved !== undefined) shape |= SHAPE.spillSaved
+        if (answer.placeholder !== undefined) shape |= SHAPE.spillPlaceholder
       }
     }
     append(shapes, shape)

@@ -1452,6 +1452,7 @@ export const estimateTokens = __napiModule.exports.estimateTokens
 export const isForModel = __napiModule.exports.isForModel
 export const isTextualMediaType = __napiModule.exports.isTextualMediaType
 export const isUtf8 = __napiModule.exports.isUtf8
+export const layoutShapeBits = __napiModule.exports.layoutShapeBits
 export const linkNotReadReason = __napiModule.exports.linkNotReadReason
 export const missingResourceText = __napiModule.exports.missingResourceText
 export const mostTokensPerChar = __napiModule.exports.mostTokensPerChar

@@ -114,6 +114,9 @@ export interface Layout {
   sources: Array<number | null>
 }
 
+/** The bits `resultLayout` reads an entry's shape from. */
+export declare function layoutShapeBits(): ShapeBits
+
 /**
  * Why a resource link a caller asked to have read (`readResource`) is not:
  * `why` names the case, `amount` its figure ('link-limit' and
@@ -171,9 +174,7 @@ export interface ResultFile {
 /**
  * The order of a converted result's answer (the core's
  * `tool_result::layout`): `entries`, each entry's shape in content order
- * as bits (0: no entry; 1 text, 2 file; 4 its note, 8 its saved file, 16
- * fitted when converted, 32 deferred, 64 held, and then 128, 256, 512 the
- * spill's note, saved file, placeholder); `sources`, the index in the
+ * as [`ShapeBits`] (0: no entry); `sources`, the index in the
  * result's content each comes from, or null for its own.
  */
 export declare function resultLayout(entries: Array<number>, sources: Array<number> | null | undefined, partCount: number, errorNote: boolean, structured: boolean): Layout
@@ -247,6 +248,19 @@ export declare function saveTextSync(settings: SettingsHandle | ResultHandle, te
  * options say. Refuses a bad option with `INVALID_ARGUMENT`.
  */
 export declare function settingsNew(provider: unknown, outputDir: unknown, store: StoreHandle | undefined, maxTextTokens: unknown, fitImages: unknown, maxLongSide: unknown): SettingsHandle
+
+export interface ShapeBits {
+  text: number
+  file: number
+  note: number
+  saved: number
+  fitted: number
+  deferred: number
+  held: number
+  spillNote: number
+  spillSaved: number
+  spillPlaceholder: number
+}
 
 /**
  * Delete a store's own files older than its retention (and its temp files

@@ -279,7 +279,6 @@ pub(super) fn bool_arg(value: Option<Unknown>, name: &str) -> Result<bool, Strin
     unsafe { value.cast::<bool>() }.map_err(from_napi)
 }
 
-/// A whole number argument from 0 to `u32::MAX`; `None` when absent.
 /// A byte count argument: a whole number from 0 to 2^53 - 1.
 pub(super) fn bytes_arg(value: Option<Unknown>, name: &str) -> Result<Option<u64>, String> {
     const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -292,6 +291,7 @@ pub(super) fn bytes_arg(value: Option<Unknown>, name: &str) -> Result<Option<u64
     }
 }
 
+/// A whole number argument from 0 to `u32::MAX`; `None` when absent.
 pub(super) fn count_arg(value: Option<Unknown>, name: &str) -> Result<Option<u32>, String> {
     match number_arg(value, name)? {
         None => Ok(None),
@@ -316,8 +316,9 @@ pub(super) fn counts_arg(value: Unknown, name: &str) -> Result<Vec<u32>, String>
     let array = unsafe { value.cast::<Array>() }.map_err(from_napi)?;
     (0..array.len())
         .map(|i| {
-            count_arg(array.get::<Unknown>(i).map_err(from_napi)?, name)?
-                .ok_or_else(|| invalid(format!("`{name}` must hold whole numbers")))
+            let item = format!("{name}[{i}]");
+            count_arg(array.get::<Unknown>(i).map_err(from_napi)?, &item)?
+                .ok_or_else(|| invalid(format!("`{item}` must be a whole number")))
         })
         .collect()
 }

@@ -458,7 +458,8 @@ pub fn result_decide(
 }
 
 /// An entry's shape in `resultLayout`'s `entries`: 0 for no entry, else
-/// `TEXT` or `FILE` with these bits.
+/// `TEXT` or `FILE` with these bits. The entry reads them from
+/// `layoutShapeBits`, so they are written here only.
 mod shape {
     pub const TEXT: u32 = 1;
     pub const FILE: u32 = 1 << 1;
@@ -470,6 +471,39 @@ mod shape {
     pub const SPILL_NOTE: u32 = 1 << 7;
     pub const SPILL_SAVED: u32 = 1 << 8;
     pub const SPILL_PLACEHOLDER: u32 = 1 << 9;
+}
+
+js_answer! {
+    // The bits of an entry's shape in `resultLayout`'s `entries`.
+    pub struct ShapeBits {
+        text: u32 = "text",
+        file: u32 = "file",
+        note: u32 = "note",
+        saved: u32 = "saved",
+        fitted: u32 = "fitted",
+        deferred: u32 = "deferred",
+        held: u32 = "held",
+        spill_note: u32 = "spillNote",
+        spill_saved: u32 = "spillSaved",
+        spill_placeholder: u32 = "spillPlaceholder",
+    }
+}
+
+/// The bits `resultLayout` reads an entry's shape from.
+#[napi]
+pub fn layout_shape_bits() -> ShapeBits {
+    ShapeBits {
+        text: shape::TEXT,
+        file: shape::FILE,
+        note: shape::NOTE,
+        saved: shape::SAVED,
+        fitted: shape::FITTED,
+        deferred: shape::DEFERRED,
+        held: shape::HELD,
+        spill_note: shape::SPILL_NOTE,
+        spill_saved: shape::SPILL_SAVED,
+        spill_placeholder: shape::SPILL_PLACEHOLDER,
+    }
 }
 
 /// One entry's shape from its bits; a combination no entry has is refused.
@@ -522,9 +556,7 @@ js_answer! {
 
 /// The order of a converted result's answer (the core's
 /// `tool_result::layout`): `entries`, each entry's shape in content order
-/// as bits (0: no entry; 1 text, 2 file; 4 its note, 8 its saved file, 16
-/// fitted when converted, 32 deferred, 64 held, and then 128, 256, 512 the
-/// spill's note, saved file, placeholder); `sources`, the index in the
+/// as [`ShapeBits`] (0: no entry); `sources`, the index in the
 /// result's content each comes from, or null for its own.
 #[napi(
     catch_unwind,
