@@ -1,6 +1,6 @@
 // The core's order of a whole result's answer (resultLayout), called as the
-// entry calls it: a shape no converted entry can have, or sources that do not
-// match the entries, is refused with INVALID_ARGUMENT rather than laid out.
+// entry calls it: a shape no converted entry can have is refused with
+// INVALID_ARGUMENT rather than laid out, and each slot comes in its place.
 import test from 'node:test'
 import assert from 'node:assert/strict'
 import path from 'node:path'
@@ -10,6 +10,25 @@ import { bindingPath } from './fixtures/index.mjs'
 const require = createRequire(import.meta.url)
 const native = require(path.join(bindingPath, 'lib', 'native.js'))
 const S = native.layoutShapeBits()
+const NAMES = native.layoutSlotNames()
+
+/** The entries' shapes as resultLayout reads them: the bytes of a Uint16Array. */
+function shapes(...bits) {
+  return new Uint8Array(Uint16Array.from(bits).buffer)
+}
+
+/** The layout as [entry, slot name] pairs (-1: before the first entry). */
+function slots(answer) {
+  const pairs = []
+  let entry = -1
+  for (const character of answer) {
+    const name = NAMES[character.charCodeAt(0)]
+    assert.ok(name !== undefined, `code ${character.charCodeAt(0)} names a slot`)
+    if (name === 'entry') entry++
+    else pairs.push([entry, name])
+  }
+  return pairs
+}
 
 function refused(args, message) {
   assert.throws(
@@ -18,15 +37,18 @@ function refused(args, message) {
   )
 }
 
-test('the shape bits are distinct single bits', () => {
+test('the shape bits are distinct single bits; the slot names are distinct', () => {
   const bits = Object.values(S)
   assert.equal(bits.length, 10)
   assert.equal(new Set(bits).size, bits.length)
   for (const bit of bits) assert.equal(bit & (bit - 1), 0, `${bit} is one bit`)
+  assert.equal(NAMES.length, 14)
+  assert.equal(new Set(NAMES).size, NAMES.length)
+  assert.equal(NAMES.at(-1), 'entry')
 })
 
 test('a shape no entry has is refused', () => {
-  const shapes = [
+  const bad = [
     S.text | S.file, // both a text and a file
     S.text | S.note, // a text has no note of its own
     S.note, // neither text nor file
@@ -35,61 +57,53 @@ test('a shape no entry has is refused', () => {
     S.file | S.deferred | S.spillPlaceholder,
     S.file | (S.spillPlaceholder << 1), // a bit the core does not know
   ]
-  for (const shape of shapes) refused([[shape], null, 1, false, false], new RegExp(`shape no entry has: ${shape}$`))
+  for (const shape of bad) refused([shapes(S.text, shape), false, false], new RegExp(`shape no entry has: ${shape}$`))
 })
 
-test('entries and sources that are not arrays of whole numbers are refused, naming the item', () => {
-  refused(['x', null, 1, false, false], /`entries` must be an array/)
-  refused([{ length: 1, 0: S.text }, null, 1, false, false], /`entries` must be an array/)
-  refused([[S.text, 1.5], null, 2, false, false], /`entries\[1\]` must be a whole number/)
-  refused([[S.text, -1], null, 2, false, false], /`entries\[1\]`/)
-  refused([[S.text, undefined], null, 2, false, false], /`entries\[1\]` must be a whole number/)
-  refused([[S.text], ['0'], 1, false, false], /`sources\[0\]`/)
-  refused([[S.text], [0, 1], 1, false, false], /`sources` must have one index per entry/)
-  refused([[S.text], [], 1, false, false], /`sources` must have one index per entry/)
-  refused([[S.text], null, undefined, false, false], /`partCount` is required/)
-  refused([[S.text], null, 1, 'yes', false], /`errorNote`/)
+test('entries that are not the bytes of a Uint16Array are refused', () => {
+  refused([[S.text], false, false], /`entries` must be .*Uint8Array/)
+  refused([Uint16Array.of(S.text), false, false], /`entries` must be .*Uint8Array/)
+  refused([new Uint8Array([S.text, 0, S.text]), false, false], /`entries` must be the bytes of a Uint16Array/)
+  refused([new Uint8Array(new SharedArrayBuffer(2)), false, false], /SharedArrayBuffer/)
+  refused([shapes(S.text), 'yes', false], /`errorNote`/)
 })
 
 test('every slot of a result in the order the answer is built', () => {
-  const layout = native.resultLayout(
-    [
+  const answer = native.resultLayout(
+    shapes(
       S.text | S.saved, // a long text, saved
       0, // a part that gave nothing
       S.file | S.deferred, // an image moved to the next user message
       S.file | S.note | S.saved | S.fitted | S.held | S.spillNote | S.spillSaved | S.spillPlaceholder,
       S.file | S.note, // an image made to fit, in the result
-    ],
-    [0, 1, 1, 3, 3],
-    4,
+    ),
     true,
     true,
   )
-  assert.deepEqual(layout, {
-    slots: [
-      'errorNote',
-      'part',
-      'saved',
-      'placeholder',
-      'deferred',
-      // Held back after a fit: the spill has the one note and file.
-      'spillNote',
-      'spillSaved',
-      'spillPlaceholder',
-      'spillDeferred',
-      'note',
-      'part',
-      'structured',
-      'structuredSaved',
-    ],
-    entries: [null, 0, 0, 2, 2, 3, 3, 3, 3, 4, 4, null, null],
-    sources: [-1, 0, null, 1, null, 3, null, 3, null, 3, 3, 4, null],
-  })
+  assert.deepEqual(slots(answer), [
+    [-1, 'errorNote'],
+    [0, 'part'],
+    [0, 'saved'],
+    [2, 'placeholder'],
+    [2, 'deferred'],
+    // Held back after a fit: the spill has the one note and file.
+    [3, 'spillNote'],
+    [3, 'spillSaved'],
+    [3, 'spillPlaceholder'],
+    [3, 'spillDeferred'],
+    [4, 'note'],
+    [4, 'part'],
+    [4, 'structured'],
+    [4, 'structuredSaved'],
+  ])
 })
 
-test('without sources each entry is its own source; an empty result lays out nothing', () => {
-  const layout = native.resultLayout([S.file | S.held | S.spillSaved, S.text], undefined, 2, false, false)
-  assert.deepEqual(layout.slots, ['spillSaved', 'spillPart', 'part'])
-  assert.deepEqual(layout.sources, [null, 0, 1])
-  assert.deepEqual(native.resultLayout([], null, 0, false, false), { slots: [], entries: [], sources: [] })
+test('held without a placeholder, the spill gives the part; nothing for an empty result', () => {
+  assert.deepEqual(slots(native.resultLayout(shapes(S.file | S.held | S.spillSaved, S.text), false, false)), [
+    [0, 'spillSaved'],
+    [0, 'spillPart'],
+    [1, 'part'],
+  ])
+  assert.equal(native.resultLayout(shapes(), false, false), '')
+  assert.deepEqual(slots(native.resultLayout(shapes(0, 0), true, false)), [[-1, 'errorNote']])
 })

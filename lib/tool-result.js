@@ -230,24 +230,29 @@ function spillAsync(job, converted, decision, a) {
   return native.resultSpill(job.handle, a, data, word)
 }
 
-// The bits of an entry's shape for resultLayout, as the core defines them.
+// The bits of an entry's shape for resultLayout, and the names of the slots it answers with, as
+// the core defines them.
 const SHAPE = native.layoutShapeBits()
+const SLOT_BY_CHARACTER = { __proto__: null }
+{
+  const names = native.layoutSlotNames()
+  for (let code = 0; code < names.length; code++) SLOT_BY_CHARACTER[String.fromCharCode(code)] = names[code]
+}
 
 /**
- * Each converted entry's shape for the core, with what its slots take besides the entry: the
- * placeholder a deferred verdict gave it, the answer of its spill.
+ * Each converted entry's shape for the core (a Uint16Array), with what its slots take besides the
+ * entry: the placeholder a deferred verdict gave it, the answer of its spill.
  */
 function entryShapes(converted, decision, spilled) {
-  const shapes = []
-  const placeholders = []
-  const answers = []
+  const shapes = new Uint16Array(converted.length)
+  // By entry index, for file entries only; no prototype, so no setter can intercept a write.
+  const placeholders = { __proto__: null }
+  const answers = { __proto__: null }
   let a = 0
   let held = 0
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
     let shape = 0
-    let placeholder
-    let answer
     if (entry !== null) {
       shape = entry.isFile ? SHAPE.file : SHAPE.text
       if (entry.saved !== undefined) shape |= SHAPE.saved
@@ -259,10 +264,11 @@ function entryShapes(converted, decision, spilled) {
       a++
       if (typeof verdict === 'string') {
         shape |= SHAPE.deferred
-        placeholder = verdict
+        placeholders[i] = verdict
       } else if (verdict === false) {
         // Saved instead; or, held back by the many-image rule, made to fit it.
-        answer = fromResultAnswer(spilled[held], entry.media)
+        const answer = fromResultAnswer(spilled[held], entry.media)
+        answers[i] = answer
         held++
         shape |= SHAPE.held
         if (answer.note !== undefined) shape |= SHAPE.spillNote
@@ -270,9 +276,7 @@ function entryShapes(converted, decision, spilled) {
         if (answer.placeholder !== undefined) shape |= SHAPE.spillPlaceholder
       }
     }
-    append(shapes, shape)
-    append(placeholders, placeholder)
-    append(answers, answer)
+    shapes[i] = shape
   }
   return { shapes, placeholders, answers }
 }
@@ -287,13 +291,19 @@ function finishResult(job, converted, decision, spilled, structured) {
   const deferred = []
   const saved = []
   const { shapes, placeholders, answers } = entryShapes(converted, decision, spilled)
-  // A linked resource's parts come from their link.
-  const layout = native.resultLayout(shapes, read.sources, read.partCount, decision.errorText !== null, structured !== undefined)
-  const slots = layout.slots
-  for (let s = 0; s < slots.length; s++) {
-    const i = layout.entries[s]
+  // One character a slot (its code), and a mark where the slots move on to the next entry.
+  const layout = native.resultLayout(new Uint8Array(shapes.buffer), decision.errorText !== null, structured !== undefined)
+  let i = -1
+  let entrySource = -1
+  for (let s = 0; s < layout.length; s++) {
     let part
-    switch (slots[s]) {
+    let source = entrySource
+    switch (SLOT_BY_CHARACTER[layout[s]]) {
+      case 'entry':
+        i++
+        // A linked resource's parts come from their link.
+        entrySource = read.sources === undefined ? i : read.sources[i]
+        continue
       case 'errorNote':
         part = textPart(decision.errorText)
         break
@@ -329,6 +339,7 @@ function finishResult(job, converted, decision, spilled, structured) {
         break
       case 'structured':
         part = structured.entry.part
+        source = read.partCount
         break
       case 'structuredSaved':
         for (let f = 0; f < structured.saved.length; f++) append(saved, structured.saved[f])
@@ -337,7 +348,7 @@ function finishResult(job, converted, decision, spilled, structured) {
     }
     if (part !== undefined) {
       append(content, part)
-      append(sources, layout.sources[s])
+      append(sources, source)
     }
   }
   if (queue !== undefined && deferred.length > 0) queueAdd(queue, toolCallId, deferred)

@@ -848,6 +848,7 @@ module.exports.isForModel = nativeBinding.isForModel
 module.exports.isTextualMediaType = nativeBinding.isTextualMediaType
 module.exports.isUtf8 = nativeBinding.isUtf8
 module.exports.layoutShapeBits = nativeBinding.layoutShapeBits
+module.exports.layoutSlotNames = nativeBinding.layoutSlotNames
 module.exports.linkNotReadReason = nativeBinding.linkNotReadReason
 module.exports.missingResourceText = nativeBinding.missingResourceText
 module.exports.mostTokensPerChar = nativeBinding.mostTokensPerChar

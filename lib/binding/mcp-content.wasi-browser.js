@@ -1453,6 +1453,7 @@ export const isForModel = __napiModule.exports.isForModel
 export const isTextualMediaType = __napiModule.exports.isTextualMediaType
 export const isUtf8 = __napiModule.exports.isUtf8
 export const layoutShapeBits = __napiModule.exports.layoutShapeBits
+export const layoutSlotNames = __napiModule.exports.layoutSlotNames
 export const linkNotReadReason = __napiModule.exports.linkNotReadReason
 export const missingResourceText = __napiModule.exports.missingResourceText
 export const mostTokensPerChar = __napiModule.exports.mostTokensPerChar

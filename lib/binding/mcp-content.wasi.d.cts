@@ -108,14 +108,14 @@ export declare function isTextualMediaType(mediaType: unknown): boolean
 /** True when the bytes are valid UTF-8. */
 export declare function isUtf8(data: Uint8Array): boolean
 
-export interface Layout {
-  slots: Array<'errorNote' | 'note' | 'part' | 'placeholder' | 'deferred' | 'saved' | 'spillNote' | 'spillSaved' | 'spillPlaceholder' | 'spillDeferred' | 'spillPart' | 'structured' | 'structuredSaved'>
-  entries: Array<number | null>
-  sources: Array<number | null>
-}
-
 /** The bits `resultLayout` reads an entry's shape from. */
 export declare function layoutShapeBits(): ShapeBits
+
+/**
+ * Every layout slot's name, indexed by its code in `resultLayout`'s answer,
+ * then `ENTRY`'s: "entry".
+ */
+export declare function layoutSlotNames(): Array<'errorNote' | 'note' | 'part' | 'placeholder' | 'deferred' | 'saved' | 'spillNote' | 'spillSaved' | 'spillPlaceholder' | 'spillDeferred' | 'spillPart' | 'structured' | 'structuredSaved' | 'entry'>
 
 /**
  * Why a resource link a caller asked to have read (`readResource`) is not:
@@ -173,11 +173,17 @@ export interface ResultFile {
 
 /**
  * The order of a converted result's answer (the core's
- * `tool_result::layout`): `entries`, each entry's shape in content order
- * as [`ShapeBits`] (0: no entry); `sources`, the index in the
- * result's content each comes from, or null for its own.
+ * `tool_result::layout`). `entries`: the bytes of a Uint16Array holding
+ * each entry's shape in content order, as [`ShapeBits`] (0: no entry).
+ * The answer is a string of one character a slot, in the order the answer
+ * is built: the slot's code, an index in `layoutSlotNames`, and `ENTRY`
+ * each time the slots move on to the next entry (so the slots of entry `i`
+ * follow its `i + 1`-th mark). A string both ways rather than arrays:
+ * arrays of numbers and names made a one-part result take 14 us instead
+ * of 9, and 1,000 parts 1.5 ms more. Each content part's source is its
+ * entry's, which the entry knows.
  */
-export declare function resultLayout(entries: Array<number>, sources: Array<number> | null | undefined, partCount: number, errorNote: boolean, structured: boolean): Layout
+export declare function resultLayout(entries: Uint8Array, errorNote: boolean, structured: boolean): string
 
 /**
  * A promise of `resultMediaSync` done on the libuv thread pool, from a

@@ -301,24 +301,3 @@ pub(super) fn count_arg(value: Option<Unknown>, name: &str) -> Result<Option<u32
         ))),
     }
 }
-
-/// An array of whole numbers from 0 to `u32::MAX`, each read as
-/// [`count_arg`] reads one.
-pub(super) fn counts_arg(value: Unknown, name: &str) -> Result<Vec<u32>, String> {
-    let mut is_array = false;
-    // SAFETY: the environment and the value are live handles of the
-    // current call; the out-pointer is a local.
-    let status = unsafe { sys::napi_is_array(value.value().env, value.raw(), &mut is_array) };
-    if status != sys::Status::napi_ok || !is_array {
-        return Err(invalid(format!("`{name}` must be an array")));
-    }
-    // SAFETY: the value was just checked to be an array.
-    let array = unsafe { value.cast::<Array>() }.map_err(from_napi)?;
-    (0..array.len())
-        .map(|i| {
-            let item = format!("{name}[{i}]");
-            count_arg(array.get::<Unknown>(i).map_err(from_napi)?, &item)?
-                .ok_or_else(|| invalid(format!("`{item}` must be a whole number")))
-        })
-        .collect()
-}

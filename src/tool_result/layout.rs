@@ -90,23 +90,45 @@ pub enum Slot {
 }
 
 impl Slot {
+    /// Every slot's name for the entry, indexed by [`Slot::code`].
+    pub const NAMES: [&'static str; 13] = [
+        "errorNote",
+        "note",
+        "part",
+        "placeholder",
+        "deferred",
+        "saved",
+        "spillNote",
+        "spillSaved",
+        "spillPlaceholder",
+        "spillDeferred",
+        "spillPart",
+        "structured",
+        "structuredSaved",
+    ];
+
+    /// Its index in [`Slot::NAMES`].
+    pub fn code(self) -> u8 {
+        match self {
+            Slot::ErrorNote => 0,
+            Slot::Note { .. } => 1,
+            Slot::Part { .. } => 2,
+            Slot::Placeholder { .. } => 3,
+            Slot::Deferred { .. } => 4,
+            Slot::Saved { .. } => 5,
+            Slot::SpillNote { .. } => 6,
+            Slot::SpillSaved { .. } => 7,
+            Slot::SpillPlaceholder { .. } => 8,
+            Slot::SpillDeferred { .. } => 9,
+            Slot::SpillPart { .. } => 10,
+            Slot::Structured { .. } => 11,
+            Slot::StructuredSaved => 12,
+        }
+    }
+
     /// Its name for the entry.
     pub fn name(self) -> &'static str {
-        match self {
-            Slot::ErrorNote => "errorNote",
-            Slot::Note { .. } => "note",
-            Slot::Part { .. } => "part",
-            Slot::Placeholder { .. } => "placeholder",
-            Slot::Deferred { .. } => "deferred",
-            Slot::Saved { .. } => "saved",
-            Slot::SpillNote { .. } => "spillNote",
-            Slot::SpillSaved { .. } => "spillSaved",
-            Slot::SpillPlaceholder { .. } => "spillPlaceholder",
-            Slot::SpillDeferred { .. } => "spillDeferred",
-            Slot::SpillPart { .. } => "spillPart",
-            Slot::Structured { .. } => "structured",
-            Slot::StructuredSaved => "structuredSaved",
-        }
+        Self::NAMES[usize::from(self.code())]
     }
 
     /// The entry it takes from, if any.
@@ -277,6 +299,46 @@ mod tests {
         );
         assert_eq!(slots[0].source(), Some(-1));
         assert_eq!(layout(&shape(&entries))[0].name(), "part");
+    }
+
+    #[test]
+    fn each_slot_has_its_own_code_and_name() {
+        let every = [
+            Slot::ErrorNote,
+            Slot::Note {
+                entry: 0,
+                source: 0,
+            },
+            Slot::Part {
+                entry: 0,
+                source: 0,
+            },
+            Slot::Placeholder {
+                entry: 0,
+                source: 0,
+            },
+            Slot::Deferred { entry: 0 },
+            Slot::Saved { entry: 0 },
+            Slot::SpillNote {
+                entry: 0,
+                source: 0,
+            },
+            Slot::SpillSaved { entry: 0 },
+            Slot::SpillPlaceholder {
+                entry: 0,
+                source: 0,
+            },
+            Slot::SpillDeferred { entry: 0 },
+            Slot::SpillPart {
+                entry: 0,
+                source: 0,
+            },
+            Slot::Structured { source: 0 },
+            Slot::StructuredSaved,
+        ];
+        let codes: Vec<u8> = every.iter().map(|s| s.code()).collect();
+        assert_eq!(codes, (0..Slot::NAMES.len() as u8).collect::<Vec<_>>());
+        assert_eq!(every[2].name(), "part");
     }
 
     #[test]
