@@ -12,9 +12,9 @@ const native = require(path.join(bindingPath, 'lib', 'native.js'))
 const S = native.layoutShapeBits()
 const NAMES = native.layoutSlotNames()
 
-/** The entries' shapes as resultLayout reads them: the bytes of a Uint16Array. */
+/** The entries' shapes as resultLayout reads them: one character each, its code the shape. */
 function shapes(...bits) {
-  return new Uint8Array(Uint16Array.from(bits).buffer)
+  return String.fromCharCode(...bits)
 }
 
 /** The layout as [entry, slot name] pairs (-1: before the first entry). */
@@ -60,12 +60,14 @@ test('a shape no entry has is refused', () => {
   for (const shape of bad) refused([shapes(S.text, shape), false, false], new RegExp(`shape no entry has: ${shape}$`))
 })
 
-test('entries that are not the bytes of a Uint16Array are refused', () => {
-  refused([[S.text], false, false], /`entries` must be .*Uint8Array/)
-  refused([Uint16Array.of(S.text), false, false], /`entries` must be .*Uint8Array/)
-  refused([new Uint8Array([S.text, 0, S.text]), false, false], /`entries` must be the bytes of a Uint16Array/)
-  refused([new Uint8Array(new SharedArrayBuffer(2)), false, false], /SharedArrayBuffer/)
+test('entries that are not a string, or flags that are not booleans, are refused', () => {
+  refused([[S.text], false, false], /`entries` must be a string/)
+  refused([undefined, false, false], /`entries` is required/)
+  refused([Uint8Array.of(S.text, 0), false, false], /`entries` must be a string/)
   refused([shapes(S.text), 'yes', false], /`errorNote`/)
+  refused([shapes(S.text), false, 1], /`structured`/)
+  // A character past the shapes' bits, beyond the Basic Multilingual Plane too.
+  refused(['\u{1F600}', false, false], /shape no entry has: 128512$/)
 })
 
 test('every slot of a result in the order the answer is built', () => {

@@ -7,7 +7,7 @@
 // contents converted at their places.
 
 const native = require('./native.js')
-const { invalidArgument, own, append } = require('./own-objects.js')
+const { invalidArgument, own, setField, append } = require('./own-objects.js')
 const { ON_WASM, INLINE_MAX_DATA, isLatin1, nativeData, nativeWord, dataSize } = require('./data.js')
 const { readConvertOptions } = require('./options.js')
 const { Media, readPart } = require('./parts.js')
@@ -20,6 +20,7 @@ const { historyMedia } = require('./history.js')
 
 const ReflectApply = Reflect.apply
 const ArrayIsArray = Array.isArray
+const StringFromCharCode = String.fromCharCode
 const RegExpPrototypeExec = RegExp.prototype.exec
 const PromisePrototypeThen = Promise.prototype.then
 const NOT_BLANK = /\S/
@@ -233,41 +234,47 @@ function spillAsync(job, converted, decision, a) {
 // The bits of an entry's shape for resultLayout, and the names of the slots it answers with, as
 // the core defines them.
 const SHAPE = native.layoutShapeBits()
-const SLOT_BY_CHARACTER = { __proto__: null }
+const SLOT_BY_CHARACTER = {}
 {
   const names = native.layoutSlotNames()
-  for (let code = 0; code < names.length; code++) SLOT_BY_CHARACTER[String.fromCharCode(code)] = names[code]
+  // Own properties: a lookup never reaches Object.prototype.
+  for (let code = 0; code < names.length; code++) setField(SLOT_BY_CHARACTER, StringFromCharCode(code), names[code])
 }
+const NO_ENTRY = StringFromCharCode(0)
 
 /**
- * Each converted entry's shape for the core (a Uint16Array), with what its slots take besides the
- * entry: the placeholder a deferred verdict gave it, the answer of its spill.
+ * Each converted entry's shape for the core (one character an entry, its code the shape), with what
+ * its slots take besides the entry: the placeholder a deferred verdict gave it, the answer of its spill.
  */
 function entryShapes(converted, decision, spilled) {
-  const shapes = new Uint16Array(converted.length)
-  // By entry index, for file entries only; no prototype, so no setter can intercept a write.
-  const placeholders = { __proto__: null }
-  const answers = { __proto__: null }
+  let shapes = ''
+  // By entry index, for file entries only, made when one needs them; no prototype, so no setter
+  // can intercept a write.
+  let placeholders
+  let answers
   let a = 0
   let held = 0
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
-    let shape = 0
-    if (entry !== null) {
-      shape = entry.isFile ? SHAPE.file : SHAPE.text
-      if (entry.saved !== undefined) shape |= SHAPE.saved
+    if (entry === null) {
+      shapes += NO_ENTRY
+      continue
     }
-    if (entry !== null && entry.isFile) {
+    let shape = entry.isFile ? SHAPE.file : SHAPE.text
+    if (entry.saved !== undefined) shape |= SHAPE.saved
+    if (entry.isFile) {
       const verdict = decision.verdicts[a]
       if (entry.note !== undefined) shape |= SHAPE.note
       if (decision.fittedBefore[a]) shape |= SHAPE.fitted
       a++
       if (typeof verdict === 'string') {
         shape |= SHAPE.deferred
+        placeholders ??= { __proto__: null }
         placeholders[i] = verdict
       } else if (verdict === false) {
         // Saved instead; or, held back by the many-image rule, made to fit it.
         const answer = fromResultAnswer(spilled[held], entry.media)
+        answers ??= { __proto__: null }
         answers[i] = answer
         held++
         shape |= SHAPE.held
@@ -276,7 +283,7 @@ function entryShapes(converted, decision, spilled) {
         if (answer.placeholder !== undefined) shape |= SHAPE.spillPlaceholder
       }
     }
-    shapes[i] = shape
+    shapes += StringFromCharCode(shape)
   }
   return { shapes, placeholders, answers }
 }
@@ -292,7 +299,7 @@ function finishResult(job, converted, decision, spilled, structured) {
   const saved = []
   const { shapes, placeholders, answers } = entryShapes(converted, decision, spilled)
   // One character a slot (its code), and a mark where the slots move on to the next entry.
-  const layout = native.resultLayout(new Uint8Array(shapes.buffer), decision.errorText !== null, structured !== undefined)
+  const layout = native.resultLayout(shapes, decision.errorText !== null, structured !== undefined)
   let i = -1
   let entrySource = -1
   for (let s = 0; s < layout.length; s++) {

@@ -178,17 +178,17 @@ export interface ResultFile {
 
 /**
  * The order of a converted result's answer (the core's
- * `tool_result::layout`). `entries`: the bytes of a Uint16Array holding
- * each entry's shape in content order, as [`ShapeBits`] (0: no entry).
+ * `tool_result::layout`). `entries`: one character an entry in content
+ * order, its code the entry's shape as [`ShapeBits`] (0: no entry).
  * The answer is a string of one character a slot, in the order the answer
  * is built: the slot's code, an index in `layoutSlotNames`, and `ENTRY`
  * each time the slots move on to the next entry (so the slots of entry `i`
- * follow its `i + 1`-th mark). A string both ways rather than arrays:
- * arrays of numbers and names made a one-part result take 14 us instead
- * of 9, and 1,000 parts 1.5 ms more. Each content part's source is its
+ * follow its `i + 1`-th mark). Strings both ways: arrays of numbers and
+ * names made a one-part result take 14 us instead of 9 and 1,000 parts
+ * 1.5 ms more, typed arrays still 11.4. Each content part's source is its
  * entry's, which the entry knows.
  */
-export declare function resultLayout(entries: Uint8Array, errorNote: boolean, structured: boolean): string
+export declare function resultLayout(entries: string, errorNote: boolean, structured: boolean): string
 
 /**
  * A promise of `resultMediaSync` done on the libuv thread pool, from a
