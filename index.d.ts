@@ -252,10 +252,64 @@ export declare class ToolOutputStore {
   save(data: Uint8Array | string, options?: SaveOptions): SavedFile
   /** `save` with the decoding and the write on the libuv thread pool, from a copy of the data. */
   saveAsync(data: Uint8Array | string, options?: SaveOptions): Promise<SavedFile>
+  /**
+   * Bytes of a file this store wrote, `location` being its path as a note names it, read on the
+   * libuv thread pool: `range.length` bytes (default: the rest, at most 8 MiB a call; a longer
+   * range is cut, read on from where it ended) from `range.offset` (default 0; at or past the end:
+   * an empty Buffer). Any other location (another folder, `..`, the lock file, a temp file, a
+   * symlink, anything but a regular file with one of the store's names) rejects with
+   * `STORE_NOT_OWN_FILE`; a file no longer there with `STORE_NOT_FOUND`.
+   */
+  read(location: string, range?: { offset?: number; length?: number }): Promise<Buffer>
   /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */
   cleanup(): number
   /** `cleanup`, returning the files it removed (temp files included), in name order. */
   cleanupFiles(): Array<{ name: string; byteLength: number }>
+}
+
+/** Options of `readSavedOutputTool`. */
+export interface ReadSavedOutputOptions {
+  /** The provider images read back are made to fit (default `"default"`). */
+  provider?: ProviderName
+}
+
+/** The arguments the model gives `read_saved_output`. */
+export interface ReadSavedOutputArgs {
+  /** The saved file's path, as the note named it. */
+  location: string
+  /** Text: the first line of the page, from 1 (default 1). */
+  offset?: number
+  /** Text: lines in the page, 1 to 2000 (default 2000; more is cut to 2000). */
+  limit?: number
+}
+
+/**
+ * A tool definition for an agent: the model reads back files `store` saved. A text comes a page
+ * at a time (at most 2000 lines, each cut at 2000 characters, within the default text cap of
+ * 12,500 estimated tokens; the answer's last line says which lines, of how many, and the next
+ * page's offset), an image as an image fitted for `options.provider` (up to 32 MiB read), another
+ * file as a line naming its type and size. A location the store did not write, or a file no longer
+ * there, answers `isError: true` with the reason. `execute` answers an MCP `CallToolResult`:
+ * convert it with `convertToolResult` like any tool's.
+ */
+export declare function readSavedOutputTool(
+  store: ToolOutputStore,
+  options?: ReadSavedOutputOptions,
+): {
+  name: 'read_saved_output'
+  description: string
+  /** JSON Schema (draft 7 and later) of `ReadSavedOutputArgs`; a new object each call. */
+  inputSchema: {
+    type: 'object'
+    properties: {
+      location: { type: 'string'; description: string }
+      offset: { type: 'integer'; minimum: number; description: string }
+      limit: { type: 'integer'; minimum: number; maximum: number; description: string }
+    }
+    required: ['location']
+    additionalProperties: false
+  }
+  execute(args: object): Promise<CallToolResult & { content: McpContent[] }>
 }
 
 /**

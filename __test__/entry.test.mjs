@@ -236,6 +236,7 @@ test('the entry exports the documented API only', () => {
     'isTextualMediaType',
     'isUtf8',
     'providers',
+    'readSavedOutputTool',
     'repairHistory',
     'toAiSdkToolOutput',
     'toAnthropicContent',

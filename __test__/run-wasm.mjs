@@ -44,6 +44,7 @@ const FILES = [
   'future-fields',
   'resource-links',
   'request-budget',
+  'read-saved-output',
 ]
 
 if (!fs.existsSync(wasm)) {

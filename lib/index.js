@@ -9,6 +9,7 @@ const { ON_WASM } = require('./data.js')
 const { toContent, toContentAsync } = require('./to-content.js')
 const { classify, isUtf8, isTextualMediaType, estimateTokens } = require('./checks.js')
 const { ToolOutputStore } = require('./store.js')
+const { readSavedOutputTool } = require('./read-saved-output.js')
 const { convertToolResult, convertToolResultSync } = require('./tool-result.js')
 const { AttachmentQueue } = require('./attachment-queue.js')
 const anthropic = require('./wire/anthropic.js')
@@ -29,6 +30,7 @@ exports.bindingTarget = ON_WASM ? native.__napiBindingTarget : 'native'
 /** Every provider profile name, from the core's table. */
 exports.providers = Object.freeze(native.providerNames())
 exports.ToolOutputStore = ToolOutputStore
+exports.readSavedOutputTool = readSavedOutputTool
 exports.convertToolResult = convertToolResult
 exports.convertToolResultSync = convertToolResultSync
 exports.AttachmentQueue = AttachmentQueue

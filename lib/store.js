@@ -7,6 +7,7 @@ const native = require('./native.js')
 const { invalidArgument, own } = require('./own-objects.js')
 const { hostDir, isLatin1, nativeData, nativeWord, privateData } = require('./data.js')
 
+const NumberIsSafeInteger = Number.isSafeInteger
 const NO_SAVE_OPTIONS = { mediaType: undefined, extension: undefined }
 
 /** The store's handle: only this file can read it, and only from a store it made. */
@@ -17,6 +18,21 @@ function storeHandle(store, optional) {
   const handle = store !== null && typeof store === 'object' ? handleOf(store) : undefined
   if (handle === undefined) throw invalidArgument('`store` must be a ToolOutputStore of this copy of mcp-content')
   return handle
+}
+
+/** A byte offset or length of `read`: undefined, or a whole number from 0 to 2^53 - 1. */
+function byteCount(value, name) {
+  if (value === undefined) return undefined
+  if (typeof value !== 'number' || !NumberIsSafeInteger(value) || value < 0) {
+    throw invalidArgument(`\`range.${name}\` must be a whole number of bytes, at least 0`)
+  }
+  return value
+}
+
+function readRange(range) {
+  if (range === undefined || range === null) return { offset: undefined, length: undefined }
+  if (typeof range !== 'object') throw invalidArgument('`range` must be an object')
+  return { offset: byteCount(own(range, 'offset'), 'offset'), length: byteCount(own(range, 'length'), 'length') }
 }
 
 function readSaveOptions(options) {
@@ -65,6 +81,20 @@ class ToolOutputStore {
     const bytes = privateData(data)
     const latin1 = isLatin1(bytes)
     return native.storeSave(handle, nativeData(bytes, latin1), mediaType, extension, nativeWord(latin1))
+  }
+
+  /**
+   * Bytes of a file this store wrote, `location` as a note names it (any
+   * other path is refused: `STORE_NOT_OWN_FILE`; a file no longer there:
+   * `STORE_NOT_FOUND`), read on the libuv thread pool: `range.length` bytes
+   * (default the rest, at most 8 MiB a call) from `range.offset` (default 0).
+   * An async function: a bad argument becomes a rejection.
+   */
+  async read(location, range) {
+    const handle = storeHandle(this)
+    if (typeof location !== 'string') throw invalidArgument('`location` must be a string')
+    const { offset, length } = readRange(range)
+    return native.storeRead(handle, location, offset, length)
   }
 
   /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */

@@ -185,6 +185,18 @@ fn sniff_data(data: &Data) -> Option<Sniffed> {
     }
 }
 
+/// The kind of data a sniffed family is.
+pub fn kind_of(family: Family) -> Kind {
+    match family {
+        Family::Image => Kind::Image,
+        Family::Pdf => Kind::Pdf,
+        Family::Audio => Kind::Audio,
+        Family::Video => Kind::Video,
+        Family::Text => Kind::Text,
+        Family::Archive | Family::Binary => Kind::Binary,
+    }
+}
+
 fn classify_sniffed(
     data: &Data,
     sniffed: Sniffed,
@@ -193,14 +205,7 @@ fn classify_sniffed(
 ) {
     c.sniffed_media_type = Some(sniffed.media_type);
     c.media_type = sniffed.media_type.to_string();
-    c.kind = match sniffed.family {
-        Family::Image => Kind::Image,
-        Family::Pdf => Kind::Pdf,
-        Family::Audio => Kind::Audio,
-        Family::Video => Kind::Video,
-        Family::Text => Kind::Text,
-        Family::Archive | Family::Binary => Kind::Binary,
-    };
+    c.kind = kind_of(sniffed.family);
     if let Some(declared) = &c.declared_media_type {
         if !same_format(declared, sniffed.media_type) {
             c.mismatch = Some(format!(

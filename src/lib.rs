@@ -28,6 +28,7 @@ pub mod media_type;
 pub mod note;
 pub mod payload;
 pub mod provider;
+pub mod read_back;
 pub mod route;
 pub mod save;
 pub mod sniff;

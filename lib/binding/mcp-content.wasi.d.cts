@@ -238,6 +238,14 @@ export interface SavedFile {
   mediaType: string
 }
 
+export interface SavedLook {
+  kind: 'image' | 'pdf' | 'audio' | 'video' | 'text' | 'binary' | 'empty'
+  mediaType: string
+  textEncoding: string | null
+  pagedByLines: boolean
+  byteLength: number
+}
+
 /** A promise of `saveTextSync` done on the libuv thread pool. */
 export declare function saveText(settings: SettingsHandle | ResultHandle, text: string, mediaType: string): Promise<SavedFile>
 
@@ -283,10 +291,28 @@ export interface StoredFile {
 export declare function storeDir(store: StoreHandle): string
 
 /**
+ * A promise of what a file the store wrote is (`location` as a note names
+ * it), from its head, on the libuv thread pool.
+ */
+export declare function storeLook(store: StoreHandle, location: string): Promise<SavedLook>
+
+/** The most one read returns, in bytes. */
+export declare function storeMaxReadBytes(): number
+
+/**
  * A new store: `dir` (default: the per-user temp folder), the days
  * `cleanup` keeps files, and the size cap in bytes.
  */
 export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes: unknown): StoreHandle
+
+/** A promise of `storeReadSync` done on the libuv thread pool. */
+export declare function storeRead(store: StoreHandle, location: string, offset: number | undefined, length: number | undefined): Promise<Buffer>
+
+/**
+ * Bytes of a file the store wrote (`location` as a note names it), from
+ * `offset`, at most `length` and at most the core's bound, here.
+ */
+export declare function storeReadSync(store: StoreHandle, location: string, offset: number | undefined, length: number | undefined): Buffer
 
 /**
  * A promise of `storeSaveSync` done on the libuv thread pool, from a copy

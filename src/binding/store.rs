@@ -1,5 +1,5 @@
 //! `ToolOutputStore`: a store as an opaque handle, saving bytes or base64
-//! here or on the libuv thread pool, and its cleanup.
+//! here or on the libuv thread pool, reading back its files, and its cleanup.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,9 +9,10 @@ use napi::Unknown;
 use napi_derive::napi;
 
 use super::answer::List;
-use super::args::{is_nullish, number_arg, string_arg, DataArg, OwnedData};
+use super::args::{bytes_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
 use super::{guarded, invalid, on_pool, save_error, store_error, OnPool, PoolWork};
 use crate::payload::Payload;
+use crate::read_back;
 use crate::save;
 use crate::store::ToolOutputStore;
 
@@ -183,4 +184,156 @@ pub fn store_cleanup(store: Unknown) -> Result<List<RemovedFile>, String> {
                 .collect(),
         ))
     })
+}
+
+/// Bytes answered as a Node.js Buffer (the Vec's memory is handed over).
+pub struct Bytes(Vec<u8>);
+
+impl TypeName for Bytes {
+    fn type_name() -> &'static str {
+        "Buffer"
+    }
+
+    fn value_type() -> napi::ValueType {
+        napi::ValueType::Object
+    }
+}
+
+impl ToNapiValue for Bytes {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        value: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        // SAFETY: forwarded with the environment of this call.
+        unsafe { Buffer::to_napi_value(env, value.0.into()) }
+    }
+}
+
+js_answer! {
+    // What a file a store saved is, from its head (`storeLook`).
+    pub struct SavedLook {
+        #[ts("'image' | 'pdf' | 'audio' | 'video' | 'text' | 'binary' | 'empty'")]
+        kind: String = "kind",
+        media_type: String = "mediaType",
+        text_encoding: Option<String> = "textEncoding",
+        // A text whose lines end at `\n` bytes, pageable a range at a time.
+        paged_by_lines: bool = "pagedByLines",
+        byte_length: f64 = "byteLength",
+    }
+}
+
+/// A read's input, owned.
+pub struct ReadWork {
+    store: Arc<ToolOutputStore>,
+    location: String,
+    offset: u64,
+    length: Option<u64>,
+}
+
+impl ReadWork {
+    fn read(
+        store: &Unknown,
+        location: Option<Unknown>,
+        offset: Option<Unknown>,
+        length: Option<Unknown>,
+    ) -> Result<Self, String> {
+        Ok(ReadWork {
+            store: store_of(store)?,
+            location: string_arg(location, "location")?
+                .ok_or_else(|| invalid("`location` must be a string"))?,
+            offset: bytes_arg(offset, "offset")?.unwrap_or(0),
+            length: bytes_arg(length, "length")?,
+        })
+    }
+}
+
+impl PoolWork for ReadWork {
+    type Answer = Bytes;
+
+    fn run(&mut self) -> Result<Bytes, String> {
+        guarded(|| {
+            self.store
+                .read(&self.location, self.offset, self.length)
+                .map(Bytes)
+                .map_err(store_error)
+        })
+    }
+}
+
+/// Bytes of a file the store wrote (`location` as a note names it), from
+/// `offset`, at most `length` and at most the core's bound, here.
+#[napi(
+    catch_unwind,
+    ts_args_type = "store: StoreHandle, location: string, offset: number | undefined, length: number | undefined",
+    ts_return_type = "Buffer"
+)]
+pub fn store_read_sync(
+    store: Unknown,
+    location: Option<Unknown>,
+    offset: Option<Unknown>,
+    length: Option<Unknown>,
+) -> Result<Bytes, String> {
+    ReadWork::read(&store, location, offset, length)?.run()
+}
+
+/// A promise of `storeReadSync` done on the libuv thread pool.
+#[napi(
+    catch_unwind,
+    ts_args_type = "store: StoreHandle, location: string, offset: number | undefined, length: number | undefined",
+    ts_return_type = "Promise<Buffer>"
+)]
+pub fn store_read(
+    store: Unknown,
+    location: Option<Unknown>,
+    offset: Option<Unknown>,
+    length: Option<Unknown>,
+) -> Result<AsyncTask<OnPool<ReadWork>>, String> {
+    Ok(on_pool(ReadWork::read(&store, location, offset, length)?))
+}
+
+/// A look at a saved file's input, owned.
+pub struct LookWork {
+    store: Arc<ToolOutputStore>,
+    location: String,
+}
+
+impl PoolWork for LookWork {
+    type Answer = SavedLook;
+
+    fn run(&mut self) -> Result<SavedLook, String> {
+        guarded(|| {
+            let look = read_back::look(&self.store, &self.location).map_err(store_error)?;
+            Ok(SavedLook {
+                kind: look.kind.as_str().to_string(),
+                media_type: look.media_type.to_string(),
+                text_encoding: look.text_encoding.map(|e| e.as_str().to_string()),
+                paged_by_lines: look.paged_by_lines,
+                byte_length: look.byte_length as f64,
+            })
+        })
+    }
+}
+
+/// A promise of what a file the store wrote is (`location` as a note names
+/// it), from its head, on the libuv thread pool.
+#[napi(
+    catch_unwind,
+    ts_args_type = "store: StoreHandle, location: string",
+    ts_return_type = "Promise<SavedLook>"
+)]
+pub fn store_look(
+    store: Unknown,
+    location: Option<Unknown>,
+) -> Result<AsyncTask<OnPool<LookWork>>, String> {
+    Ok(on_pool(LookWork {
+        store: store_of(&store)?,
+        location: string_arg(location, "location")?
+            .ok_or_else(|| invalid("`location` must be a string"))?,
+    }))
+}
+
+/// The most one read returns, in bytes.
+#[napi]
+pub fn store_max_read_bytes() -> f64 {
+    crate::store::MAX_READ_BYTES as f64
 }

@@ -104,7 +104,16 @@
 //! | `STORE_SOURCE_FAILED`     | the `write` closure of `save_with` failed on its own       |
 //! | `STORE_OVER_CAP`          | one blob is larger than the store's whole size cap, or the |
 //! |                           | files of its own conversion fill the cap                   |
+//! | `STORE_NOT_OWN_FILE`      | `read` of a location that is not one of the store's own    |
+//! |                           | files in its folder (elsewhere, `..`, another name, a      |
+//! |                           | symlink, not a regular file)                               |
+//! | `STORE_NOT_FOUND`         | `read` of an own name no file has (removed, expired)       |
 //! | `STORE_IO`                | any other I/O error                                        |
+//!
+//! # Reading back
+//!
+//! [`ToolOutputStore::read`] returns a range of a file the store wrote, as
+//! a note names it, at most [`MAX_READ_BYTES`] a call (`read.rs`).
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -119,12 +128,15 @@ use std::time::{Duration, SystemTime};
 mod folder;
 mod names;
 mod publish;
+mod read;
 #[cfg(test)]
 mod tests;
 
 use folder::*;
 use names::*;
 use publish::*;
+
+pub use read::MAX_READ_BYTES;
 
 /// Free space a save leaves on the file system, at least (a tenth of the
 /// file system when that is less, for small ones).
@@ -186,6 +198,11 @@ pub enum StoreError {
         reserve: u64,
         path: PathBuf,
     },
+    /// A location `read` does not take: not one of the store's own files
+    /// in its folder; `why` says what it is instead.
+    NotOwnFile { location: String, why: &'static str },
+    /// An own file name of the folder that no file has.
+    NotFound { path: PathBuf },
     /// An OS call failed while doing `action` on `path`.
     Io {
         /// What was being done, e.g. `"create folder"`.
@@ -202,6 +219,8 @@ impl StoreError {
             StoreError::InvalidOption(_) => "INVALID_ARGUMENT",
             StoreError::OverCap { .. } | StoreError::CapTaken { .. } => "STORE_OVER_CAP",
             StoreError::NoSpace { .. } => "STORE_NO_SPACE",
+            StoreError::NotOwnFile { .. } => "STORE_NOT_OWN_FILE",
+            StoreError::NotFound { .. } => "STORE_NOT_FOUND",
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
                 io::ErrorKind::StorageFull
@@ -253,6 +272,15 @@ impl fmt::Display for StoreError {
                 "not enough free space in {}: {byte_length} bytes to write, {available} available, {reserve} kept free",
                 path.display()
             ),
+            StoreError::NotOwnFile { location, why } => write!(
+                f,
+                "{location:?} is not a file this store wrote: {why}"
+            ),
+            StoreError::NotFound { path } => write!(
+                f,
+                "{} is not there any more (removed, or expired and cleaned up)",
+                path.display()
+            ),
             StoreError::Io {
                 action,
                 path,
@@ -268,7 +296,9 @@ impl std::error::Error for StoreError {
             StoreError::InvalidOption(_)
             | StoreError::OverCap { .. }
             | StoreError::CapTaken { .. }
-            | StoreError::NoSpace { .. } => None,
+            | StoreError::NoSpace { .. }
+            | StoreError::NotOwnFile { .. }
+            | StoreError::NotFound { .. } => None,
             StoreError::Io { source, .. } => Some(source),
         }
     }
