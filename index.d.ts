@@ -50,6 +50,13 @@ export type ContentPart = { type: 'text'; text: string } | { type: 'file'; media
  * - `openai` (Responses), `openai-chat` (Chat Completions: media only in a user message),
  *   `google` (Gemini), `bedrock` (Converse), `openrouter`.
  */
+/**
+ * What `ToolOutputStore.read` resolves to: a Node.js `Buffer` (a `Uint8Array`). Typed as `Buffer`
+ * where the Node.js types are loaded, as `Uint8Array` where they are not, so a project without
+ * `@types/node` still compiles.
+ */
+export type SavedBytes = typeof globalThis extends { Buffer: new (...args: any[]) => infer B } ? B : Uint8Array
+
 export type ProviderName = 'default' | 'anthropic' | 'anthropic-bedrock' | 'anthropic-vertex' | 'openai' | 'openai-chat' | 'google' | 'bedrock' | 'openrouter'
 
 /** Options shared by `toContent` and `toContentAsync`. */
@@ -260,7 +267,7 @@ export declare class ToolOutputStore {
    * symlink, anything but a regular file with one of the store's names) rejects with
    * `STORE_NOT_OWN_FILE`; a file no longer there with `STORE_NOT_FOUND`.
    */
-  read(location: string, range?: { offset?: number; length?: number }): Promise<Buffer>
+  read(location: string, range?: { offset?: number; length?: number }): Promise<SavedBytes>
   /** Delete this store's own files older than the retention (and temp files a crash left); returns how many. */
   cleanup(): number
   /** `cleanup`, returning the files it removed (temp files included), in name order. */
