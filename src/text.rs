@@ -189,7 +189,11 @@ fn guess_legacy(bytes: &[u8], whole: bool) -> Option<TextEncoding> {
         return None;
     }
     let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
-    detector.feed(sample, whole && sample.len() == bytes.len());
+    // Never told the stream ends: chardetng then guesses otherwise (a short
+    // text ending in 0xFF runs: windows-1256, where the same bytes as a head
+    // gave windows-1252), and a head's `None` must hold for the whole data.
+    // `is_legible_in` below still refuses a character cut at the end.
+    detector.feed(sample, false);
     let guessed = detector.guess(None, Utf8Detection::Deny);
     let encoding = TextEncoding::from_encoding(guessed);
     let western = guessed == WINDOWS_1252;
@@ -869,6 +873,16 @@ mod tests {
             })
             .collect();
         assert_eq!(detect_whole(&mixed, TEXT_ONLY), None);
+    }
+
+    #[test]
+    fn bytes_as_a_head_are_text_when_they_are_as_the_whole_data() {
+        // Found by the `text` fuzz target: a legacy guess made on the same
+        // bytes as a head and as all the data named different encodings.
+        let mut bytes = b"WEBVTT\t00:1\xc7.000 --> 00:13.000\n<v wed by a tab".to_vec();
+        bytes.resize(142, 0xff);
+        let whole = detect(&bytes, NOTHING, true);
+        assert_eq!(detect(&bytes, NOTHING, false), whole);
     }
 
     #[test]
