@@ -62,13 +62,37 @@ function readResult(result, settings, linked) {
   return { reads, isError, structured: view, sources: undefined, partCount: reads.length }
 }
 
-/** A whole-result conversion under way: its options, what was read, the native handle. */
+// Handles of finished results, made ready for the next by resultReuse: a new one costs ~3 us
+// (Node-API tracks it until its finalizer runs), a one-text-part result ~9 in all. Only handles
+// of results that ended well come back, so no task of theirs is still running. No prototype, so
+// no setter planted on Array.prototype sees a handle.
+const idleHandles = { __proto__: null }
+let idleCount = 0
+const MAX_IDLE_HANDLES = 16
+
+function resultHandle(settings, deferMedia) {
+  if (idleCount === 0) return native.resultNew(settings.handle, deferMedia)
+  const handle = idleHandles[--idleCount]
+  idleHandles[idleCount] = undefined
+  native.resultReuse(handle, settings.handle, deferMedia)
+  return handle
+}
+
+function releaseHandle(handle) {
+  if (idleCount < MAX_IDLE_HANDLES) idleHandles[idleCount++] = handle
+}
+
+/**
+ * A whole-result conversion under way: its options, what was read, the native handle, and
+ * whether the structured content's JSON text comes last (no text part carries the same JSON).
+ */
 function startResult(result, options, linked) {
   const { settings, toolCallId, queue, deferMedia, carried } = options
   const read = readResult(result, settings, linked)
-  const handle = native.resultNew(settings.handle, deferMedia)
+  const withStructured = read.structured !== undefined && !structuredInText(read)
+  const handle = resultHandle(settings, deferMedia)
   if (carried !== undefined) carry(handle, carried)
-  return { settings, toolCallId, queue, read, handle }
+  return { settings, toolCallId, queue, read, withStructured, handle }
 }
 
 /**
@@ -118,16 +142,14 @@ function resultMediaAsync(job, position, media) {
  * for it; undefined without one, or when a text part carries it already.
  */
 function structuredEntrySync(job) {
-  const view = job.read.structured
-  if (view === undefined || structuredInText(job.read)) return undefined
+  if (!job.withStructured) return undefined
   const saved = []
-  const read = structuredText('sync', view, job.settings, saved, job.handle)
+  const read = structuredText('sync', job.read.structured, job.settings, saved, job.handle)
   const entry = read instanceof LongText ? longTextEntry(boundTextSync(job.handle, read), read) : textEntry(read)
   return { entry, saved }
 }
 
 async function structuredEntryAsync(job) {
-  if (structuredInText(job.read)) return undefined
   const saved = []
   const read = await structuredText('async', job.read.structured, job.settings, saved, job.handle)
   const entry = read instanceof LongText ? longTextEntry(await boundText(job.handle, read), read) : textEntry(read)
@@ -181,27 +203,50 @@ function fromResultAnswer(answer, media) {
   return { part: filePart(answer, media.data, null), media, isFile: true, saved, note, placeholder }
 }
 
+// The bits of an entry's shape for resultDecide, and the names of the slots of the answer's
+// order, as the core defines them.
+const SHAPE = native.layoutShapeBits()
+const SLOT_BY_CHARACTER = {}
+{
+  const names = native.layoutSlotNames()
+  // Own properties: a lookup never reaches Object.prototype.
+  for (let code = 0; code < names.length; code++) setField(SLOT_BY_CHARACTER, StringFromCharCode(code), names[code])
+}
+const NO_ENTRY = StringFromCharCode(0)
+
+/** A converted entry's shape for the core: one character, its code the shape's bits. */
+function entryShape(entry) {
+  if (entry === null) return NO_ENTRY
+  let shape = entry.isFile ? SHAPE.file : SHAPE.text
+  if (entry.note !== undefined) shape |= SHAPE.note
+  if (entry.saved !== undefined) shape |= SHAPE.saved
+  return StringFromCharCode(shape)
+}
+
 /**
  * Give the core the result's verdict question and take its answer: which
  * attachments stay, which are deferred, which are held back (saved by
- * `spill`), and which were made to fit when converted. Returns the decision
- * for finishResult, with the positions of the attachments and those to spill.
+ * `spill`), which were made to fit when converted, and the answer's order
+ * (once the held ones are spilled, if any). Returns the decision for
+ * finishResult, with the positions of the attachments and those to spill.
  */
 function planResult(job, converted) {
   const attachments = []
+  let shapes = ''
   let hasText = false
   for (let i = 0; i < converted.length; i++) {
     const entry = converted[i]
+    shapes += entryShape(entry)
     if (entry === null) continue
     if (entry.isFile) append(attachments, i)
     else if (entry.media === undefined && ReflectApply(RegExpPrototypeExec, NOT_BLANK, [entry.part.text]) !== null) hasText = true
   }
-  const { verdicts, fittedBefore, errorText } = native.resultDecide(job.handle, job.read.isError, hasText)
+  const { verdicts, fittedBefore, errorText, layout } = native.resultDecide(job.handle, job.read.isError, hasText, shapes, job.withStructured)
   const held = []
   for (let a = 0; a < attachments.length; a++) {
     if (verdicts[a] === false) append(held, a)
   }
-  return { attachments, verdicts, fittedBefore, errorText, held }
+  return { attachments, verdicts, fittedBefore, errorText, layout, held }
 }
 
 /**
@@ -231,77 +276,28 @@ function spillAsync(job, converted, decision, a) {
   return native.resultSpill(job.handle, a, data, word)
 }
 
-// The bits of an entry's shape for resultLayout, and the names of the slots it answers with, as
-// the core defines them.
-const SHAPE = native.layoutShapeBits()
-const SLOT_BY_CHARACTER = {}
-{
-  const names = native.layoutSlotNames()
-  // Own properties: a lookup never reaches Object.prototype.
-  for (let code = 0; code < names.length; code++) setField(SLOT_BY_CHARACTER, StringFromCharCode(code), names[code])
-}
-const NO_ENTRY = StringFromCharCode(0)
-
 /**
- * Each converted entry's shape for the core (one character an entry, its code the shape), with what
- * its slots take besides the entry: the placeholder a deferred verdict gave it, the answer of its spill.
+ * Put the verdicts and spills in place and build the answer in the core's order; queue deferred
+ * media. The result's handle is free for the next result after this.
  */
-function entryShapes(converted, decision, spilled) {
-  let shapes = ''
-  // By entry index, for file entries only, made when one needs them; no prototype, so no setter
-  // can intercept a write.
-  let placeholders
-  let answers
-  let a = 0
-  let held = 0
-  for (let i = 0; i < converted.length; i++) {
-    const entry = converted[i]
-    if (entry === null) {
-      shapes += NO_ENTRY
-      continue
-    }
-    let shape = entry.isFile ? SHAPE.file : SHAPE.text
-    if (entry.saved !== undefined) shape |= SHAPE.saved
-    if (entry.isFile) {
-      const verdict = decision.verdicts[a]
-      if (entry.note !== undefined) shape |= SHAPE.note
-      if (decision.fittedBefore[a]) shape |= SHAPE.fitted
-      a++
-      if (typeof verdict === 'string') {
-        shape |= SHAPE.deferred
-        placeholders ??= { __proto__: null }
-        placeholders[i] = verdict
-      } else if (verdict === false) {
-        // Saved instead; or, held back by the many-image rule, made to fit it.
-        const answer = fromResultAnswer(spilled[held], entry.media)
-        answers ??= { __proto__: null }
-        answers[i] = answer
-        held++
-        shape |= SHAPE.held
-        if (answer.note !== undefined) shape |= SHAPE.spillNote
-        if (answer.saved !== undefined) shape |= SHAPE.spillSaved
-        if (answer.placeholder !== undefined) shape |= SHAPE.spillPlaceholder
-      }
-    }
-    shapes += StringFromCharCode(shape)
-  }
-  return { shapes, placeholders, answers }
-}
-
-/** Put the verdicts and spills in place and build the answer in the core's order; queue deferred media. */
 function finishResult(job, converted, decision, spilled, structured) {
-  const { read, queue, toolCallId } = job
+  const { read, queue, toolCallId, handle } = job
   const content = []
   // The index in the result's content of the part each content part comes from: -1 for the error
   // note added before them all, the number of parts for the structured content's JSON after them.
   const sources = []
   const deferred = []
   const saved = []
-  const { shapes, placeholders, answers } = entryShapes(converted, decision, spilled)
   // One character a slot (its code), and a mark where the slots move on to the next entry.
-  const layout = native.resultLayout(shapes, decision.errorText !== null, structured !== undefined)
+  const layout = decision.layout ?? native.resultLayout(handle)
+  releaseHandle(handle)
   let i = -1
   let entrySource = -1
+  // The entry's attachment (the a-th file entry is the a-th attachment), and what its spill
+  // answered when it was held back (the h-th held one).
+  let a = -1
+  let h = -1
+  let spill
   for (let s = 0; s < layout.length; s++) {
     let part
     let source = entrySource
@@ -310,6 +306,7 @@ function finishResult(job, converted, decision, spilled, structured) {
         i++
         // A linked resource's parts come from their link.
         entrySource = read.sources === undefined ? i : read.sources[i]
+        if (converted[i] !== null && converted[i].isFile && decision.verdicts[++a] === false) spill = fromResultAnswer(spilled[++h], converted[i].media)
         continue
       case 'errorNote':
         part = textPart(decision.errorText)
@@ -321,7 +318,7 @@ function finishResult(job, converted, decision, spilled, structured) {
         part = converted[i].part
         break
       case 'placeholder':
-        part = textPart(placeholders[i])
+        part = textPart(decision.verdicts[a])
         break
       case 'deferred':
         append(deferred, converted[i].part)
@@ -330,19 +327,19 @@ function finishResult(job, converted, decision, spilled, structured) {
         append(saved, converted[i].saved)
         break
       case 'spillNote':
-        part = textPart(answers[i].note)
+        part = textPart(spill.note)
         break
       case 'spillSaved':
-        append(saved, answers[i].saved)
+        append(saved, spill.saved)
         break
       case 'spillPlaceholder':
-        part = textPart(answers[i].placeholder)
+        part = textPart(spill.placeholder)
         break
       case 'spillDeferred':
-        append(deferred, answers[i].part)
+        append(deferred, spill.part)
         break
       case 'spillPart':
-        part = answers[i].part
+        part = spill.part
         break
       case 'structured':
         part = structured.entry.part
@@ -417,7 +414,7 @@ async function convertToolResult(result, options) {
     const answer = dataSize(read.data) <= INLINE_MAX_DATA ? resultMediaInline(job, i, read) : undefined
     append(pending, answer === undefined ? [started(resultMediaAsync(job, i, read)), read] : fromResultAnswer(answer, read))
   }
-  const structuring = job.read.structured === undefined ? undefined : started(structuredEntryAsync(job))
+  const structuring = job.withStructured ? started(structuredEntryAsync(job)) : undefined
   const converted = []
   for (let i = 0; i < pending.length; i++) {
     const item = pending[i]

@@ -1,37 +1,39 @@
-//! The order of a whole result's answer: `tool_result::layout::layout`.
+//! The order of a whole result's answer: `tool_result::layout::place`, then
+//! `layout`.
 //!
 //! Input: a flags byte (bit 0: an error note, bit 1: structured content,
-//! bit 2: linked sources), then one byte per entry: its low bit set for no
-//! entry, else bits 1-2 its kind and placement (text, in the result,
-//! deferred, held), bits 3-7 its note, saved file, fitted before, and the
-//! spill's note, saved file; a held entry's placeholder is bit 0 of the
-//! next byte (read when linked too, as the step to its source).
+//! bit 2: the first held attachment not spilled yet), then two bytes per
+//! entry: the first's low bit set for no entry, else bits 1-2 its kind and
+//! placement (text, in the result, deferred, held), bits 3-7 its note,
+//! saved file, fitted before, and the spill's note, saved file; a held
+//! entry's placeholder is bit 0 of the second.
 //!
 //! Invariants, restated from the rules rather than the code:
 //! - nothing panics;
+//! - `place` pairs the file entries with the attachments in order, and
+//!   places nothing while a held one is not spilled;
 //! - the error note comes first and only with one; the structured content's
-//!   two slots come last and only with it, its source the part count;
+//!   two slots come last and only with it;
 //! - each entry's slots are together, in entry order, and none for no
 //!   entry; each entry has exactly one content slot taking its place (its
 //!   part, its placeholder, its spill's placeholder or part), after its
 //!   notes; a deferred part right after the placeholder it goes with;
 //! - an entry's own note and file appear only when it has them and is not
-//!   held after a fit; a spill's only when held and its spill has them;
-//! - every content slot's source is the entry's, and sources never go back.
+//!   held after a fit; a spill's only when held and its spill has them.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_content::tool_result::layout::{layout, Entry, Placed, Shape, Slot, Spilled};
+use mcp_content::tool_result::layout::{
+    layout, place, Entry, Given, Placed, Shape, Slot, Spilled, Verdict,
+};
 use mcp_content_fuzz::Input;
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     let flags = input.byte();
-    let (error_note, structured, linked) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
+    let (error_note, structured, one_unspilled) = (flags & 1 != 0, flags & 2 != 0, flags & 4 != 0);
     let mut entries = Vec::new();
-    let mut sources = Vec::new();
-    let mut source = 0u32;
     for _ in 0..64 {
         if input.is_empty() {
             break;
@@ -58,20 +60,52 @@ fuzz_target!(|data: &[u8]| {
             }
         });
         entries.push(entry);
-        sources.push(source);
-        // A link's parts share its source; the next part's is past it.
-        source += u32::from(next >> 1 & 1);
     }
-    let part_count = if linked {
-        source + 1
-    } else {
-        entries.len() as u32
-    };
+
+    // The same entries as the entry and the core know them, placed.
+    let given: Vec<Option<Given>> = entries
+        .iter()
+        .map(|entry| {
+            entry.map(|entry| match entry {
+                Entry::Text { saved } => Given::Text { saved },
+                Entry::File { note, saved, .. } => Given::File { note, saved },
+            })
+        })
+        .collect();
+    let mut verdicts = Vec::new();
+    let mut fitted = Vec::new();
+    for entry in entries.iter().flatten() {
+        if let Entry::File {
+            placed,
+            fitted_before,
+            ..
+        } = *entry
+        {
+            verdicts.push(match placed {
+                Placed::InResult => Verdict::InResult,
+                Placed::Deferred => Verdict::Deferred,
+                Placed::Held(spilled) => Verdict::Held(Some(spilled)),
+            });
+            fitted.push(fitted_before);
+        }
+    }
+    assert_eq!(
+        place(&given, &verdicts, &fitted).as_deref(),
+        Some(&entries[..])
+    );
+    if let Some(first) = verdicts.iter().position(|v| matches!(v, Verdict::Held(_))) {
+        if one_unspilled {
+            verdicts[first] = Verdict::Held(None);
+            assert_eq!(place(&given, &verdicts, &fitted), None);
+        }
+    }
+    if !fitted.is_empty() {
+        assert_eq!(place(&given, &verdicts[1..], &fitted[1..]), None);
+    }
+
     let shape = Shape {
         error_note,
         entries: &entries,
-        sources: linked.then_some(&sources[..]),
-        part_count,
         structured,
     };
     let slots = layout(&shape);
@@ -84,18 +118,9 @@ fuzz_target!(|data: &[u8]| {
     if structured {
         let n = rest.len();
         assert!(n >= 2);
-        assert_eq!(
-            rest[n - 2..],
-            [
-                Slot::Structured {
-                    source: i64::from(part_count)
-                },
-                Slot::StructuredSaved
-            ]
-        );
+        assert_eq!(rest[n - 2..], [Slot::Structured, Slot::StructuredSaved]);
         rest = &rest[..n - 2];
     }
-    let mut last_source = -1;
     let mut at = 0;
     for (i, entry) in entries.iter().enumerate() {
         let start = at;
@@ -107,18 +132,6 @@ fuzz_target!(|data: &[u8]| {
             assert!(own.is_empty(), "slots for no entry: {own:?}");
             continue;
         };
-        let expected_source = if linked {
-            i64::from(sources[i])
-        } else {
-            i as i64
-        };
-        for slot in own {
-            if let Some(s) = slot.source() {
-                assert_eq!(s, expected_source);
-                assert!(s >= last_source);
-                last_source = s;
-            }
-        }
         let places: Vec<usize> = (0..own.len())
             .filter(|&k| {
                 matches!(

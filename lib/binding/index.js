@@ -862,6 +862,7 @@ module.exports.resultMedia = nativeBinding.resultMedia
 module.exports.resultMediaInline = nativeBinding.resultMediaInline
 module.exports.resultMediaSync = nativeBinding.resultMediaSync
 module.exports.resultNew = nativeBinding.resultNew
+module.exports.resultReuse = nativeBinding.resultReuse
 module.exports.resultSpill = nativeBinding.resultSpill
 module.exports.resultSpillSync = nativeBinding.resultSpillSync
 module.exports.sameJson = nativeBinding.sameJson

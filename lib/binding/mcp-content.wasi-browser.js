@@ -1467,6 +1467,7 @@ export const resultMedia = __napiModule.exports.resultMedia
 export const resultMediaInline = __napiModule.exports.resultMediaInline
 export const resultMediaSync = __napiModule.exports.resultMediaSync
 export const resultNew = __napiModule.exports.resultNew
+export const resultReuse = __napiModule.exports.resultReuse
 export const resultSpill = __napiModule.exports.resultSpill
 export const resultSpillSync = __napiModule.exports.resultSpillSync
 export const sameJson = __napiModule.exports.sameJson

@@ -21,7 +21,7 @@ use crate::content::{self, Converted, Held, HeldPart, MediaKind, MediaPart, Mode
 use crate::payload::Payload;
 use crate::route::Reason;
 use crate::store::KeptFiles;
-use crate::tool_result::layout::{self, Entry, Placed, Shape, Slot, Spilled};
+use crate::tool_result::layout::{self, Given, Shape, Slot, Spilled};
 use crate::tool_result::{self, DeferMode, Verdict};
 
 /// One tool result being converted: its settings (whose store never evicts
@@ -37,6 +37,29 @@ pub(super) struct ResultPlan {
     attachments: Arc<Mutex<BTreeMap<u32, Attachment>>>,
     /// In content order, once decided.
     held: Vec<(Attachment, Verdict)>,
+    /// The converted entries as the entry gave them to `resultDecide` (`None`
+    /// before), and whether an error note and structured content come with them.
+    given: Option<Vec<Option<Given>>>,
+    error_note: bool,
+    structured: bool,
+    /// Per attachment, what its spill answered, recorded on whichever thread.
+    spilled: Arc<Mutex<Vec<Option<Spilled>>>>,
+}
+
+impl ResultPlan {
+    fn new(settings: Settings, defer: bool) -> ResultPlan {
+        ResultPlan {
+            settings,
+            defer,
+            carried: Carried::default(),
+            attachments: Arc::default(),
+            held: Vec::new(),
+            given: None,
+            error_note: false,
+            structured: false,
+            spilled: Arc::default(),
+        }
+    }
 }
 
 /// A file part of the result, as the budget and a later spill need it.
@@ -67,11 +90,9 @@ pub(super) fn plan_of<'a>(value: &Unknown<'a>) -> Result<&'a mut ResultPlan, Str
     Ok(&mut **handle)
 }
 
-fn lock(
-    attachments: &Mutex<BTreeMap<u32, Attachment>>,
-) -> MutexGuard<'_, BTreeMap<u32, Attachment>> {
-    // Inserts and reads only: a poisoned map is still whole.
-    attachments.lock().unwrap_or_else(|e| e.into_inner())
+fn lock<T>(recorded: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Inserts, single writes and reads only: a poisoned one is still whole.
+    recorded.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `deferMedia`: true, false, 'auto', or absent (= 'auto').
@@ -102,17 +123,33 @@ fn defer_arg(value: Option<Unknown>) -> Result<DeferMode, String> {
     ts_return_type = "ResultHandle"
 )]
 pub fn result_new(settings: Unknown, defer_media: Option<Unknown>) -> Result<ResultHandle, String> {
-    let mut settings = settings_of(&settings)?;
+    Ok(External::new(new_plan(&settings, defer_media)?))
+}
+
+/// Make the handle of a finished result ready for another, as `resultNew`
+/// would make one: Node-API tracks each new handle until a finalizer runs,
+/// which took ~3 us of a one-part result's ~9. Tasks of the last result
+/// keep what they record (their own `Arc`s), apart from this one's.
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle, settings: SettingsHandle, deferMedia: unknown"
+)]
+pub fn result_reuse(
+    result: Unknown,
+    settings: Unknown,
+    defer_media: Option<Unknown>,
+) -> Result<(), String> {
+    let plan = new_plan(&settings, defer_media)?;
+    *plan_of(&result)? = plan;
+    Ok(())
+}
+
+fn new_plan(settings: &Unknown, defer_media: Option<Unknown>) -> Result<ResultPlan, String> {
+    let mut settings = settings_of(settings)?;
     let defer = defer_arg(defer_media)?.defers(settings.profile);
     let kept = Arc::new(KeptFiles::default());
     settings.store = Arc::new(settings.store.keeping(&kept));
-    Ok(External::new(ResultPlan {
-        settings,
-        defer,
-        carried: Carried::default(),
-        attachments: Arc::default(),
-        held: Vec::new(),
-    }))
+    Ok(ResultPlan::new(settings, defer))
 }
 
 /// Count toward the result's budget what the request carries besides it,
@@ -382,8 +419,8 @@ pub fn result_media(
 }
 
 js_answer! {
-    // Where each attachment of a result goes, and the text an error
-    // result without text gets first.
+    // Where each attachment of a result goes, the text an error result
+    // without text gets first, and the order of the answer.
     pub struct Decision {
         // Per attachment in content order: `true` (stays in the result),
         // the placeholder the result keeps (deferred), or `false` (held
@@ -396,24 +433,50 @@ js_answer! {
         #[ts("Array<boolean>")]
         fitted_before: List<bool> = "fittedBefore",
         error_text: Option<String> = "errorText",
+        // The answer's order (see `resultLayout`); `null` when an attachment
+        // is held back: `resultLayout` tells it once every one is spilled.
+        layout: Option<String> = "layout",
     }
 }
 
-/// Decide where each attachment recorded so far goes.
+/// Decide where each attachment recorded so far goes, and the order of the
+/// answer. `entries`: one character an entry in content order, its code the
+/// entry's shape as [`ShapeBits`] (0: no entry); the `a`-th file entry is
+/// the `a`-th attachment. `structured`: the structured content's JSON text
+/// comes last. One call for both: each native call costs a whole result
+/// ~0.5 us.
 #[napi(
     catch_unwind,
-    ts_args_type = "result: ResultHandle, isError: boolean, hasText: boolean",
+    ts_args_type = "result: ResultHandle, isError: boolean, hasText: boolean, entries: string, structured: boolean",
     ts_return_type = "Decision"
 )]
 pub fn result_decide(
     result: Unknown,
     is_error: Option<Unknown>,
     has_text: Option<Unknown>,
+    entries: Option<Unknown>,
+    structured: Option<Unknown>,
 ) -> Result<Decision, String> {
     let plan = plan_of(&result)?;
     let is_error = bool_arg(is_error, "isError")?;
     let has_text = bool_arg(has_text, "hasText")?;
+    let given = string_arg(entries, "entries")?
+        .ok_or_else(|| invalid("`entries` is required"))?
+        .chars()
+        .map(|shape| entry_given(u32::from(shape)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let structured = bool_arg(structured, "structured")?;
     let attachments: Vec<Attachment> = lock(&plan.attachments).values().cloned().collect();
+    let files = given
+        .iter()
+        .filter(|g| matches!(g, Some(Given::File { .. })))
+        .count();
+    if files != attachments.len() {
+        return Err(invalid(format!(
+            "`entries` has {files} file entries for {} attachments",
+            attachments.len()
+        )));
+    }
     let candidates: Vec<Candidate> = attachments
         .iter()
         .map(|a| Candidate {
@@ -438,7 +501,8 @@ pub fn result_decide(
             &carried,
         ))
     })?;
-    let answer = Decision {
+    let error_text = tool_result::error_text(is_error, has_text);
+    let mut answer = Decision {
         verdicts: List(
             verdicts
                 .iter()
@@ -450,13 +514,20 @@ pub fn result_decide(
                 .collect(),
         ),
         fitted_before: List(attachments.iter().map(|a| a.original.is_some()).collect()),
-        error_text: tool_result::error_text(is_error, has_text),
+        error_text: None,
+        layout: None,
     };
+    plan.error_note = error_text.is_some();
+    answer.error_text = error_text;
+    plan.structured = structured;
+    plan.given = Some(given);
+    plan.spilled = Arc::new(Mutex::new(vec![None; attachments.len()]));
     plan.held = attachments.into_iter().zip(verdicts).collect();
+    answer.layout = guarded(|| Ok(layout_of(plan)))?;
     Ok(answer)
 }
 
-/// An entry's shape in `resultLayout`'s `entries`: 0 for no entry, else
+/// An entry's shape in `resultDecide`'s `entries`: 0 for no entry, else
 /// `TEXT` or `FILE` with these bits. The entry reads them from
 /// `layoutShapeBits`, so they are written here only.
 mod shape {
@@ -464,31 +535,19 @@ mod shape {
     pub const FILE: u32 = 1 << 1;
     pub const NOTE: u32 = 1 << 2;
     pub const SAVED: u32 = 1 << 3;
-    pub const FITTED: u32 = 1 << 4;
-    pub const DEFERRED: u32 = 1 << 5;
-    pub const HELD: u32 = 1 << 6;
-    pub const SPILL_NOTE: u32 = 1 << 7;
-    pub const SPILL_SAVED: u32 = 1 << 8;
-    pub const SPILL_PLACEHOLDER: u32 = 1 << 9;
 }
 
 js_answer! {
-    // The bits of an entry's shape in `resultLayout`'s `entries`.
+    // The bits of an entry's shape in `resultDecide`'s `entries`.
     pub struct ShapeBits {
         text: u32 = "text",
         file: u32 = "file",
         note: u32 = "note",
         saved: u32 = "saved",
-        fitted: u32 = "fitted",
-        deferred: u32 = "deferred",
-        held: u32 = "held",
-        spill_note: u32 = "spillNote",
-        spill_saved: u32 = "spillSaved",
-        spill_placeholder: u32 = "spillPlaceholder",
     }
 }
 
-/// The bits `resultLayout` reads an entry's shape from.
+/// The bits `resultDecide` reads an entry's shape from.
 #[napi]
 pub fn layout_shape_bits() -> ShapeBits {
     ShapeBits {
@@ -496,51 +555,28 @@ pub fn layout_shape_bits() -> ShapeBits {
         file: shape::FILE,
         note: shape::NOTE,
         saved: shape::SAVED,
-        fitted: shape::FITTED,
-        deferred: shape::DEFERRED,
-        held: shape::HELD,
-        spill_note: shape::SPILL_NOTE,
-        spill_saved: shape::SPILL_SAVED,
-        spill_placeholder: shape::SPILL_PLACEHOLDER,
     }
 }
 
-/// One entry's shape from its bits; a combination no entry has is refused.
-fn entry_shape(bits: u32) -> Result<Option<Entry>, String> {
+/// One entry from its shape's bits; a combination no entry has is refused.
+fn entry_given(bits: u32) -> Result<Option<Given>, String> {
     use shape::*;
     let has = |bit: u32| bits & bit != 0;
-    let spill = SPILL_NOTE | SPILL_SAVED | SPILL_PLACEHOLDER;
-    let refused = || invalid(format!("`entries` has a shape no entry has: {bits}"));
     match bits {
         0 => Ok(None),
-        TEXT => Ok(Some(Entry::Text { saved: false })),
-        b if b == TEXT | SAVED => Ok(Some(Entry::Text { saved: true })),
-        b if b & !(FILE | NOTE | SAVED | FITTED | DEFERRED | HELD | spill) != 0 || !has(FILE) => {
-            Err(refused())
-        }
-        _ => {
-            let placed = match (has(DEFERRED), has(HELD)) {
-                (false, false) if bits & spill == 0 => Placed::InResult,
-                (true, false) if bits & spill == 0 => Placed::Deferred,
-                (false, true) => Placed::Held(Spilled {
-                    note: has(SPILL_NOTE),
-                    saved: has(SPILL_SAVED),
-                    placeholder: has(SPILL_PLACEHOLDER),
-                }),
-                _ => return Err(refused()),
-            };
-            Ok(Some(Entry::File {
-                note: has(NOTE),
-                saved: has(SAVED),
-                placed,
-                fitted_before: has(FITTED),
-            }))
-        }
+        b if b & !(TEXT | SAVED) == 0 && has(TEXT) => Ok(Some(Given::Text { saved: has(SAVED) })),
+        b if b & !(FILE | NOTE | SAVED) == 0 && has(FILE) => Ok(Some(Given::File {
+            note: has(NOTE),
+            saved: has(SAVED),
+        })),
+        _ => Err(invalid(format!(
+            "`entries` has a shape no entry has: {bits}"
+        ))),
     }
 }
 
-/// Every layout slot's name, indexed by its code in `resultLayout`'s answer,
-/// then `ENTRY`'s: "entry".
+/// Every layout slot's name, indexed by its code in a layout string, then
+/// `ENTRY`'s: "entry".
 #[napi(
     ts_return_type = "Array<'errorNote' | 'note' | 'part' | 'placeholder' | 'deferred' | 'saved' | 'spillNote' | 'spillSaved' | 'spillPlaceholder' | 'spillDeferred' | 'spillPart' | 'structured' | 'structuredSaved' | 'entry'>"
 )]
@@ -550,43 +586,40 @@ pub fn layout_slot_names() -> Vec<&'static str> {
     names
 }
 
-/// In `resultLayout`'s answer: the slots after it take from the next entry.
+/// In a layout string: the slots after it take from the next entry.
 const ENTRY: u8 = Slot::NAMES.len() as u8;
 
-/// The order of a converted result's answer (the core's
-/// `tool_result::layout`). `entries`: one character an entry in content
-/// order, its code the entry's shape as [`ShapeBits`] (0: no entry).
-/// The answer is a string of one character a slot, in the order the answer
-/// is built: the slot's code, an index in `layoutSlotNames`, and `ENTRY`
-/// each time the slots move on to the next entry (so the slots of entry `i`
-/// follow its `i + 1`-th mark). Strings both ways: arrays of numbers and
-/// names made a one-part result take 14 us instead of 9 and 1,000 parts
-/// 1.5 ms more, typed arrays still 11.4. Each content part's source is its
-/// entry's, which the entry knows.
-#[napi(
-    catch_unwind,
-    ts_args_type = "entries: string, errorNote: boolean, structured: boolean",
-    ts_return_type = "string"
-)]
-pub fn result_layout(
-    entries: Option<Unknown>,
-    error_note: Option<Unknown>,
-    structured: Option<Unknown>,
-) -> Result<String, String> {
-    let shapes = string_arg(entries, "entries")?
-        .ok_or_else(|| invalid("`entries` is required"))?
-        .chars()
-        .map(|shape| entry_shape(u32::from(shape)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let shape = Shape {
-        error_note: bool_arg(error_note, "errorNote")?,
-        entries: &shapes,
-        sources: None,
-        part_count: shapes.len() as u32,
-        structured: bool_arg(structured, "structured")?,
-    };
-    let slots = guarded(|| Ok(layout::layout(&shape)))?;
-    let mut answer = String::with_capacity(slots.len() + shapes.len());
+/// The order of the answer (the core's `tool_result::layout`) once decided
+/// and every attachment held back is spilled; `None` before. One character a slot, in
+/// the order the answer is built: the slot's code, an index in
+/// `layoutSlotNames`, and `ENTRY` each time the slots move on to the next
+/// entry (the slots of entry `i` follow its `i + 1`-th mark). A string:
+/// arrays of numbers and names made a one-part result take 14 us instead
+/// of 9 and 1,000 parts 1.5 ms more, typed arrays still 11.4.
+fn layout_of(plan: &ResultPlan) -> Option<String> {
+    let spilled = lock(&plan.spilled);
+    let verdicts: Vec<layout::Verdict> = plan
+        .held
+        .iter()
+        .zip(spilled.iter())
+        .map(|((_, verdict), spilled)| match verdict {
+            Verdict::InResult => layout::Verdict::InResult,
+            Verdict::Deferred { .. } => layout::Verdict::Deferred,
+            Verdict::Held(_) => layout::Verdict::Held(*spilled),
+        })
+        .collect();
+    let fitted: Vec<bool> = plan
+        .held
+        .iter()
+        .map(|(a, _)| a.original.is_some())
+        .collect();
+    let entries = layout::place(plan.given.as_deref()?, &verdicts, &fitted)?;
+    let slots = layout::layout(&Shape {
+        error_note: plan.error_note,
+        entries: &entries,
+        structured: plan.structured,
+    });
+    let mut answer = String::with_capacity(slots.len() + entries.len());
     let mut next_entry = 0;
     for slot in slots {
         if let Some(entry) = slot.entry() {
@@ -597,7 +630,21 @@ pub fn result_layout(
         }
         answer.push(char::from(slot.code()));
     }
-    Ok(answer)
+    Some(answer)
+}
+
+/// The order of the answer of a result whose `resultDecide` held back
+/// attachments, once `resultSpill` has saved each (see `Decision.layout`).
+#[napi(
+    catch_unwind,
+    ts_args_type = "result: ResultHandle",
+    ts_return_type = "string"
+)]
+pub fn result_layout(result: Unknown) -> Result<String, String> {
+    let plan = plan_of(&result)?;
+    guarded(|| Ok(layout_of(plan)))?.ok_or_else(|| {
+        invalid("the result must be decided and every attachment held back spilled first")
+    })
 }
 
 /// An attachment held back, to save (or make fit again), owned.
@@ -607,6 +654,10 @@ pub struct SpillWork {
     settings: Settings,
     defer: bool,
     data: OwnedData,
+    /// Where its answer is recorded for the layout: the result's record and
+    /// the attachment's index in it.
+    spilled: Arc<Mutex<Vec<Option<Spilled>>>>,
+    index: usize,
 }
 
 impl SpillWork {
@@ -631,7 +682,24 @@ impl SpillWork {
             converted,
             placeholder,
         } = guarded(|| Ok(conversion.hold(&part, held, &self.settings.store)))?;
-        Ok(result_answer(converted, None, placeholder))
+        let answer = result_answer(converted, None, placeholder);
+        // What the entry reads of the answer (a text answer has no note or
+        // placeholder), so the layout and the entry agree.
+        let spilled = match &answer {
+            Either::A(text) => Spilled {
+                saved: text.saved.is_some(),
+                ..Spilled::default()
+            },
+            Either::B(file) => Spilled {
+                note: file.note.is_some(),
+                saved: file.saved.is_some(),
+                placeholder: file.placeholder.is_some(),
+            },
+        };
+        if let Some(slot) = lock(&self.spilled).get_mut(self.index) {
+            *slot = Some(spilled);
+        }
+        Ok(answer)
     }
 }
 
@@ -648,14 +716,16 @@ impl PoolWork for SpillWork {
 fn spill_work(result: &Unknown, index: Unknown) -> Result<SpillWork, String> {
     let plan = plan_of(result)?;
     let index = number_arg(Some(index), "index")?.unwrap_or(-1.0);
-    let position = (index >= 0.0 && index.fract() == 0.0).then_some(index as usize);
-    match position.and_then(|i| plan.held.get(i)) {
-        Some((attachment, Verdict::Held(reason))) => Ok(SpillWork {
+    let index = (index >= 0.0 && index.fract() == 0.0).then_some(index as usize);
+    match index.and_then(|i| Some((i, plan.held.get(i)?))) {
+        Some((index, (attachment, Verdict::Held(reason)))) => Ok(SpillWork {
             attachment: attachment.clone(),
             reason: reason.clone(),
             settings: plan.settings.clone(),
             defer: plan.defer,
             data: OwnedData::Absent,
+            spilled: Arc::clone(&plan.spilled),
+            index,
         }),
         _ => Err(invalid("`index` must name an attachment held back")),
     }

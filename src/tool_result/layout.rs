@@ -41,6 +41,64 @@ pub enum Entry {
     },
 }
 
+/// A converted entry as the entry knows it, before the core places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Given {
+    /// See [`Entry::Text`].
+    Text { saved: bool },
+    /// An attachment, with its note and saved file (see [`Entry::File`]).
+    File { note: bool, saved: bool },
+}
+
+/// Where the core put one attachment, with what it knows of it: `fitted`
+/// when it was made to fit as it was converted; held back, what its spill
+/// answered once it did (`None` before).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    InResult,
+    Deferred,
+    Held(Option<Spilled>),
+}
+
+/// The entries placed: the `a`-th file entry is the `a`-th attachment.
+/// `None` when they do not pair up or a held attachment is not spilled yet.
+pub fn place(
+    given: &[Option<Given>],
+    verdicts: &[Verdict],
+    fitted: &[bool],
+) -> Option<Vec<Option<Entry>>> {
+    let files = given
+        .iter()
+        .filter(|g| matches!(g, Some(Given::File { .. })))
+        .count();
+    if files != verdicts.len() || files != fitted.len() {
+        return None;
+    }
+    let mut attachment = 0;
+    given
+        .iter()
+        .map(|given| match *given {
+            None => Some(None),
+            Some(Given::Text { saved }) => Some(Some(Entry::Text { saved })),
+            Some(Given::File { note, saved }) => {
+                let a = attachment;
+                attachment += 1;
+                let placed = match verdicts[a] {
+                    Verdict::InResult => Placed::InResult,
+                    Verdict::Deferred => Placed::Deferred,
+                    Verdict::Held(spilled) => Placed::Held(spilled?),
+                };
+                Some(Some(Entry::File {
+                    note,
+                    saved,
+                    placed,
+                    fitted_before: fitted[a],
+                }))
+            }
+        })
+        .collect()
+}
+
 /// A converted result's shape.
 #[derive(Debug, Clone, Copy)]
 pub struct Shape<'a> {
@@ -48,43 +106,38 @@ pub struct Shape<'a> {
     pub error_note: bool,
     /// In content order; `None` for a part that gave nothing.
     pub entries: &'a [Option<Entry>],
-    /// The index in the result's `content` each entry comes from (a linked
-    /// resource's parts come from their link); `None`: the entry's own.
-    pub sources: Option<&'a [u32]>,
-    /// How many parts the result has: the structured content's source.
-    pub part_count: u32,
     /// The structured content's JSON text goes last.
     pub structured: bool,
 }
 
-/// One step of building the answer. `source`: the index in the result's
-/// `content` the content part comes from (-1 for the error note).
+/// One step of building the answer. Where a content part comes from (its
+/// entry's part of the result, or a link's) the entry knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
     /// Content: the error note.
     ErrorNote,
     /// Content: the entry's note.
-    Note { entry: usize, source: i64 },
+    Note { entry: usize },
     /// Content: the entry's part.
-    Part { entry: usize, source: i64 },
+    Part { entry: usize },
     /// Content: the placeholder of the entry's deferred verdict.
-    Placeholder { entry: usize, source: i64 },
+    Placeholder { entry: usize },
     /// Deferred: the entry's part.
     Deferred { entry: usize },
     /// Saved: the entry's saved file.
     Saved { entry: usize },
     /// Content: the note of the entry's spill.
-    SpillNote { entry: usize, source: i64 },
+    SpillNote { entry: usize },
     /// Saved: the file of the entry's spill.
     SpillSaved { entry: usize },
     /// Content: the placeholder of the entry's spill.
-    SpillPlaceholder { entry: usize, source: i64 },
+    SpillPlaceholder { entry: usize },
     /// Deferred: the part of the entry's spill.
     SpillDeferred { entry: usize },
     /// Content: the part of the entry's spill.
-    SpillPart { entry: usize, source: i64 },
+    SpillPart { entry: usize },
     /// Content: the structured content's JSON text.
-    Structured { source: i64 },
+    Structured,
     /// Saved: the files saved for the structured content.
     StructuredSaved,
 }
@@ -121,7 +174,7 @@ impl Slot {
             Slot::SpillPlaceholder { .. } => 8,
             Slot::SpillDeferred { .. } => 9,
             Slot::SpillPart { .. } => 10,
-            Slot::Structured { .. } => 11,
+            Slot::Structured => 11,
             Slot::StructuredSaved => 12,
         }
     }
@@ -134,36 +187,17 @@ impl Slot {
     /// The entry it takes from, if any.
     pub fn entry(self) -> Option<usize> {
         match self {
-            Slot::Note { entry, .. }
-            | Slot::Part { entry, .. }
-            | Slot::Placeholder { entry, .. }
+            Slot::Note { entry }
+            | Slot::Part { entry }
+            | Slot::Placeholder { entry }
             | Slot::Deferred { entry }
             | Slot::Saved { entry }
-            | Slot::SpillNote { entry, .. }
+            | Slot::SpillNote { entry }
             | Slot::SpillSaved { entry }
-            | Slot::SpillPlaceholder { entry, .. }
+            | Slot::SpillPlaceholder { entry }
             | Slot::SpillDeferred { entry }
-            | Slot::SpillPart { entry, .. } => Some(entry),
-            Slot::ErrorNote | Slot::Structured { .. } | Slot::StructuredSaved => None,
-        }
-    }
-
-    /// The source of a content part; `None` for a deferred part or a saved file.
-    pub fn source(self) -> Option<i64> {
-        match self {
-            Slot::ErrorNote => Some(-1),
-            Slot::Note { source, .. }
-            | Slot::Part { source, .. }
-            | Slot::Placeholder { source, .. }
-            | Slot::SpillNote { source, .. }
-            | Slot::SpillPlaceholder { source, .. }
-            | Slot::SpillPart { source, .. }
-            | Slot::Structured { source } => Some(source),
-            Slot::Deferred { .. }
-            | Slot::Saved { .. }
-            | Slot::SpillSaved { .. }
-            | Slot::SpillDeferred { .. }
-            | Slot::StructuredSaved => None,
+            | Slot::SpillPart { entry } => Some(entry),
+            Slot::ErrorNote | Slot::Structured | Slot::StructuredSaved => None,
         }
     }
 }
@@ -178,13 +212,9 @@ pub fn layout(shape: &Shape) -> Vec<Slot> {
     }
     for (entry, given) in shape.entries.iter().enumerate() {
         let Some(given) = *given else { continue };
-        let source = shape
-            .sources
-            .and_then(|s| s.get(entry))
-            .map_or(entry as i64, |&s| i64::from(s));
         match given {
             Entry::Text { saved } => {
-                slots.push(Slot::Part { entry, source });
+                slots.push(Slot::Part { entry });
                 if saved {
                     slots.push(Slot::Saved { entry });
                 }
@@ -199,30 +229,30 @@ pub fn layout(shape: &Shape) -> Vec<Slot> {
                 let refitted = fitted_before && matches!(placed, Placed::Held(_));
                 if !refitted {
                     if note {
-                        slots.push(Slot::Note { entry, source });
+                        slots.push(Slot::Note { entry });
                     }
                     if saved {
                         slots.push(Slot::Saved { entry });
                     }
                 }
                 match placed {
-                    Placed::InResult => slots.push(Slot::Part { entry, source }),
+                    Placed::InResult => slots.push(Slot::Part { entry }),
                     Placed::Deferred => {
-                        slots.push(Slot::Placeholder { entry, source });
+                        slots.push(Slot::Placeholder { entry });
                         slots.push(Slot::Deferred { entry });
                     }
                     Placed::Held(spilled) => {
                         if spilled.note {
-                            slots.push(Slot::SpillNote { entry, source });
+                            slots.push(Slot::SpillNote { entry });
                         }
                         if spilled.saved {
                             slots.push(Slot::SpillSaved { entry });
                         }
                         if spilled.placeholder {
-                            slots.push(Slot::SpillPlaceholder { entry, source });
+                            slots.push(Slot::SpillPlaceholder { entry });
                             slots.push(Slot::SpillDeferred { entry });
                         } else {
-                            slots.push(Slot::SpillPart { entry, source });
+                            slots.push(Slot::SpillPart { entry });
                         }
                     }
                 }
@@ -230,9 +260,7 @@ pub fn layout(shape: &Shape) -> Vec<Slot> {
         }
     }
     if shape.structured {
-        slots.push(Slot::Structured {
-            source: i64::from(shape.part_count),
-        });
+        slots.push(Slot::Structured);
         slots.push(Slot::StructuredSaved);
     }
     slots
@@ -267,8 +295,6 @@ mod tests {
         Shape {
             error_note: false,
             entries,
-            sources: None,
-            part_count: entries.len() as u32,
             structured: false,
         }
     }
@@ -285,19 +311,12 @@ mod tests {
             slots,
             [
                 Slot::ErrorNote,
-                Slot::Part {
-                    entry: 0,
-                    source: 0
-                },
-                Slot::Part {
-                    entry: 1,
-                    source: 1
-                },
-                Slot::Structured { source: 2 },
+                Slot::Part { entry: 0 },
+                Slot::Part { entry: 1 },
+                Slot::Structured,
                 Slot::StructuredSaved,
             ]
         );
-        assert_eq!(slots[0].source(), Some(-1));
         assert_eq!(layout(&shape(&entries))[0].name(), "part");
     }
 
@@ -305,35 +324,17 @@ mod tests {
     fn each_slot_has_its_own_code_and_name() {
         let every = [
             Slot::ErrorNote,
-            Slot::Note {
-                entry: 0,
-                source: 0,
-            },
-            Slot::Part {
-                entry: 0,
-                source: 0,
-            },
-            Slot::Placeholder {
-                entry: 0,
-                source: 0,
-            },
+            Slot::Note { entry: 0 },
+            Slot::Part { entry: 0 },
+            Slot::Placeholder { entry: 0 },
             Slot::Deferred { entry: 0 },
             Slot::Saved { entry: 0 },
-            Slot::SpillNote {
-                entry: 0,
-                source: 0,
-            },
+            Slot::SpillNote { entry: 0 },
             Slot::SpillSaved { entry: 0 },
-            Slot::SpillPlaceholder {
-                entry: 0,
-                source: 0,
-            },
+            Slot::SpillPlaceholder { entry: 0 },
             Slot::SpillDeferred { entry: 0 },
-            Slot::SpillPart {
-                entry: 0,
-                source: 0,
-            },
-            Slot::Structured { source: 0 },
+            Slot::SpillPart { entry: 0 },
+            Slot::Structured,
             Slot::StructuredSaved,
         ];
         let codes: Vec<u8> = every.iter().map(|s| s.code()).collect();
@@ -347,15 +348,9 @@ mod tests {
         assert_eq!(
             layout(&shape(&entries)),
             [
-                Slot::Note {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::Note { entry: 0 },
                 Slot::Saved { entry: 0 },
-                Slot::Part {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::Part { entry: 0 },
             ]
         );
     }
@@ -366,20 +361,11 @@ mod tests {
         assert_eq!(
             layout(&shape(&entries)),
             [
-                Slot::Note {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::Note { entry: 0 },
                 Slot::Saved { entry: 0 },
-                Slot::Placeholder {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::Placeholder { entry: 0 },
                 Slot::Deferred { entry: 0 },
-                Slot::Part {
-                    entry: 1,
-                    source: 1
-                },
+                Slot::Part { entry: 1 },
             ]
         );
     }
@@ -395,15 +381,9 @@ mod tests {
         assert_eq!(
             layout(&shape(&entries)),
             [
-                Slot::SpillNote {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::SpillNote { entry: 0 },
                 Slot::SpillSaved { entry: 0 },
-                Slot::SpillPart {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::SpillPart { entry: 0 },
             ]
         );
         // Not fitted before: its own note and file stay beside the spill's.
@@ -417,13 +397,7 @@ mod tests {
         assert_eq!(slots.len(), 5);
         assert_eq!(
             slots[..2],
-            [
-                Slot::Note {
-                    entry: 0,
-                    source: 0
-                },
-                Slot::Saved { entry: 0 }
-            ]
+            [Slot::Note { entry: 0 }, Slot::Saved { entry: 0 }]
         );
     }
 
@@ -436,13 +410,7 @@ mod tests {
         let entries = [Some(file(Placed::Held(spilled)))];
         assert_eq!(
             layout(&shape(&entries)),
-            [
-                Slot::SpillSaved { entry: 0 },
-                Slot::SpillPart {
-                    entry: 0,
-                    source: 0
-                },
-            ]
+            [Slot::SpillSaved { entry: 0 }, Slot::SpillPart { entry: 0 },]
         );
     }
 
@@ -457,15 +425,9 @@ mod tests {
         assert_eq!(
             layout(&shape(&entries)),
             [
-                Slot::SpillNote {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::SpillNote { entry: 0 },
                 Slot::SpillSaved { entry: 0 },
-                Slot::SpillPlaceholder {
-                    entry: 0,
-                    source: 0
-                },
+                Slot::SpillPlaceholder { entry: 0 },
                 Slot::SpillDeferred { entry: 0 },
             ]
         );
@@ -481,42 +443,54 @@ mod tests {
         assert_eq!(
             slots,
             [
-                Slot::Part {
-                    entry: 1,
-                    source: 1
-                },
+                Slot::Part { entry: 1 },
                 Slot::Saved { entry: 1 },
-                Slot::Structured { source: 3 },
+                Slot::Structured,
                 Slot::StructuredSaved,
             ]
         );
-        assert_eq!(slots[1].source(), None);
         assert_eq!(slots[1].entry(), Some(1));
         assert_eq!(slots[2].entry(), None);
     }
 
     #[test]
-    fn linked_parts_come_from_their_link() {
-        // Content [text, link → two parts, text]: four entries from three parts.
-        let entries = [
-            Some(TEXT),
-            Some(file(Placed::Deferred)),
-            Some(TEXT),
-            Some(TEXT),
+    fn file_entries_pair_with_attachments_in_order() {
+        let given = [
+            Some(Given::File {
+                note: true,
+                saved: true,
+            }),
+            None,
+            Some(Given::Text { saved: false }),
+            Some(Given::File {
+                note: false,
+                saved: false,
+            }),
         ];
-        let slots = layout(&Shape {
-            error_note: false,
-            entries: &entries,
-            sources: Some(&[0, 1, 1, 2]),
-            part_count: 3,
-            structured: true,
-        });
-        let sources: Vec<Option<i64>> = slots.iter().map(|s| s.source()).collect();
+        let spilled = Spilled {
+            saved: true,
+            ..Spilled::default()
+        };
+        let verdicts = [Verdict::Deferred, Verdict::Held(Some(spilled))];
         assert_eq!(
-            sources,
-            [Some(0), Some(1), None, Some(1), Some(2), Some(3), None]
+            place(&given, &verdicts, &[true, false]),
+            Some(vec![
+                Some(fitted(Placed::Deferred)),
+                None,
+                Some(TEXT),
+                Some(file(Placed::Held(spilled))),
+            ])
         );
-        assert_eq!(slots[1].name(), "placeholder");
-        assert_eq!(slots[2].name(), "deferred");
+        // Not spilled yet, or one attachment too many or too few.
+        assert_eq!(
+            place(
+                &given,
+                &[Verdict::InResult, Verdict::Held(None)],
+                &[true, false]
+            ),
+            None
+        );
+        assert_eq!(place(&given, &[Verdict::InResult], &[true]), None);
+        assert_eq!(place(&given[1..], &verdicts, &[true, false]), None);
     }
 }
