@@ -34,7 +34,7 @@ function repairHistory(messages, options) {
   // The provider the format is written for, unless the caller names one (Claude on Bedrock: 'anthropic-bedrock').
   const settings =
     given.provider !== undefined ? given : settingsFor(history.provider, given.outputDir, given.store, given.maxTextTokens, given.fitImages, given.maxLongSide)
-  const job = { settings, read: { isError: false }, handle: native.resultNew(settings.handle, 'auto') }
+  const job = { settings, read: { isError: false }, withStructured: false, handle: native.resultNew(settings.handle, 'auto') }
   const draft = new Draft()
   const found = draft.found
   const drafted = copyArray(messages)

@@ -2,26 +2,24 @@
 // A whole MCP tool result converted for a provider: every part read and
 // converted in order, the attachments given to native code, which decides
 // which stay, wait for the next user message or are saved instead; the
-// structured content as JSON text; the answer built in the result's order.
-// With `readResource`, links are read first (resource-links.js) and their
-// contents converted at their places.
+// structured content as JSON text; the answer built in the order the core
+// lays out (result-answer.js). With `readResource`, links are read first
+// (resource-links.js) and their contents converted at their places.
 
 const native = require('./native.js')
 const { invalidArgument, own, append } = require('./own-objects.js')
 const { ON_WASM, INLINE_MAX_DATA, isLatin1, nativeData, nativeWord, dataSize } = require('./data.js')
 const { readConvertOptions } = require('./options.js')
 const { Media, readPart } = require('./parts.js')
-const { textPart, LongText, boundTextSync, boundText, fromBounded } = require('./text.js')
-const { filePart } = require('./to-content.js')
+const { LongText, boundTextSync, boundText } = require('./text.js')
+const { textEntry, longTextEntry, fromResultAnswer } = require('./result-entry.js')
+const { entryShape, finishResult } = require('./result-answer.js')
 const { structuredView, structuredText, structuredInText } = require('./structured-content.js')
-const { queueAdd } = require('./attachment-queue.js')
 const { readLinks, readLinkedParts, readsBySource } = require('./resource-links.js')
 const { historyMedia } = require('./history.js')
 
 const ReflectApply = Reflect.apply
 const ArrayIsArray = Array.isArray
-const StringFromCharCode = String.fromCharCode
-const StringPrototypeCharCodeAt = String.prototype.charCodeAt
 const RegExpPrototypeExec = RegExp.prototype.exec
 const PromisePrototypeThen = Promise.prototype.then
 const NOT_BLANK = /\S/
@@ -157,88 +155,6 @@ async function structuredEntryAsync(job) {
   return { entry, saved }
 }
 
-/** A converted text part of a result (no media, nothing to budget). */
-function textEntry(part) {
-  return { part, media: undefined, isFile: false, saved: undefined, note: undefined, placeholder: undefined }
-}
-
-/**
- * A saved file as the result lists it, with the URI of the part it came from.
- *
- * @param {import('./binding/binding.d.ts').SavedFile | null} saved
- * @param {string | undefined} uri
- */
-function savedEntry(saved, uri) {
-  if (saved === null) return undefined
-  const { path, byteLength, mediaType } = saved
-  return typeof uri === 'string' ? { path, byteLength, mediaType, uri } : { path, byteLength, mediaType }
-}
-
-/**
- * A long text's entry in a whole result: its part, and the file holding the whole text.
- *
- * @param {import('./binding/binding.d.ts').BoundedText | null} bounded
- * @param {InstanceType<typeof import('./text.js').LongText>} long
- */
-function longTextEntry(bounded, long) {
-  const entry = textEntry(fromBounded(bounded, long))
-  if (bounded !== null) entry.saved = savedEntry(bounded.saved, long.uri)
-  return entry
-}
-
-/**
- * A media part's native answer, made into what the result needs: the model
- * part, whether it is a file (an attachment the core budgets), its note and
- * saved file. Bytes are encoded here, right after they were checked (see
- * filePart).
- *
- * @param {import('./binding/binding.d.ts').ResultText | import('./binding/binding.d.ts').ResultFile} answer
- * @param {InstanceType<typeof import('./parts.js').Media>} media
- */
-function fromResultAnswer(answer, media) {
-  const saved = savedEntry(answer.saved, media.uri)
-  if (answer.kind === 'text') return { part: textPart(answer.text), media, isFile: false, saved, note: undefined, placeholder: undefined }
-  // An image made to fit: its note goes beside it, its original is saved.
-  const note = answer.note === null ? undefined : answer.note
-  const placeholder = answer.placeholder === null ? undefined : answer.placeholder
-  return { part: filePart(answer, media.data, null), media, isFile: true, saved, note, placeholder }
-}
-
-// The bits of an entry's shape for resultDecide, as the core defines them.
-const SHAPE = native.layoutShapeBits()
-
-// The code of each slot of the answer's order in the core's layout strings, by its name there.
-const SLOT_NAMES = native.layoutSlotNames()
-function slotCode(name) {
-  for (let code = 0; code < SLOT_NAMES.length; code++) if (SLOT_NAMES[code] === name) return code
-  throw new Error(`mcp-content: the native addon names no layout slot '${name}' (an addon of another version?)`)
-}
-// Numbers a switch compares at once; a name looked up for each slot cost 1,000 small parts ~4%.
-const SLOT_ENTRY = slotCode('entry')
-const SLOT_ERROR_NOTE = slotCode('errorNote')
-const SLOT_NOTE = slotCode('note')
-const SLOT_PART = slotCode('part')
-const SLOT_PLACEHOLDER = slotCode('placeholder')
-const SLOT_DEFERRED = slotCode('deferred')
-const SLOT_SAVED = slotCode('saved')
-const SLOT_SPILL_NOTE = slotCode('spillNote')
-const SLOT_SPILL_SAVED = slotCode('spillSaved')
-const SLOT_SPILL_PLACEHOLDER = slotCode('spillPlaceholder')
-const SLOT_SPILL_DEFERRED = slotCode('spillDeferred')
-const SLOT_SPILL_PART = slotCode('spillPart')
-const SLOT_STRUCTURED = slotCode('structured')
-const SLOT_STRUCTURED_SAVED = slotCode('structuredSaved')
-const NO_ENTRY = StringFromCharCode(0)
-
-/** A converted entry's shape for the core: one character, its code the shape's bits. */
-function entryShape(entry) {
-  if (entry === null) return NO_ENTRY
-  let shape = entry.isFile ? SHAPE.file : SHAPE.text
-  if (entry.note !== undefined) shape |= SHAPE.note
-  if (entry.saved !== undefined) shape |= SHAPE.saved
-  return StringFromCharCode(shape)
-}
-
 /**
  * Give the core the result's verdict question and take its answer: which
  * attachments stay, which are deferred, which are held back (saved by
@@ -293,91 +209,6 @@ function spillAsync(job, converted, decision, a) {
 }
 
 /**
- * Put the verdicts and spills in place and build the answer in the core's order; queue deferred
- * media. The result's handle is free for the next result after this.
- */
-function finishResult(job, converted, decision, spilled, structured) {
-  const { read, queue, toolCallId, handle } = job
-  const content = []
-  // The index in the result's content of the part each content part comes from: -1 for the error
-  // note added before them all, the number of parts for the structured content's JSON after them.
-  const sources = []
-  const deferred = []
-  const saved = []
-  // One character a slot (its code), and a mark where the slots move on to the next entry.
-  const layout = decision.layout ?? native.resultLayout(handle)
-  releaseHandle(handle)
-  let i = -1
-  let entrySource = -1
-  // The entry's attachment (the a-th file entry is the a-th attachment), and what its spill
-  // answered when it was held back (the h-th held one).
-  let a = -1
-  let h = -1
-  let spill
-  for (let s = 0; s < layout.length; s++) {
-    let part
-    let source = entrySource
-    switch (ReflectApply(StringPrototypeCharCodeAt, layout, [s])) {
-      case SLOT_ENTRY:
-        i++
-        // A linked resource's parts come from their link.
-        entrySource = read.sources === undefined ? i : read.sources[i]
-        if (converted[i] !== null && converted[i].isFile && decision.verdicts[++a] === false) spill = fromResultAnswer(spilled[++h], converted[i].media)
-        continue
-      case SLOT_ERROR_NOTE:
-        part = textPart(decision.errorText)
-        break
-      case SLOT_NOTE:
-        part = textPart(converted[i].note)
-        break
-      case SLOT_PART:
-        part = converted[i].part
-        break
-      case SLOT_PLACEHOLDER:
-        part = textPart(decision.verdicts[a])
-        break
-      case SLOT_DEFERRED:
-        append(deferred, converted[i].part)
-        break
-      case SLOT_SAVED:
-        append(saved, converted[i].saved)
-        break
-      case SLOT_SPILL_NOTE:
-        part = textPart(spill.note)
-        break
-      case SLOT_SPILL_SAVED:
-        append(saved, spill.saved)
-        break
-      case SLOT_SPILL_PLACEHOLDER:
-        part = textPart(spill.placeholder)
-        break
-      case SLOT_SPILL_DEFERRED:
-        append(deferred, spill.part)
-        break
-      case SLOT_SPILL_PART:
-        part = spill.part
-        break
-      case SLOT_STRUCTURED:
-        part = structured.entry.part
-        source = read.partCount
-        break
-      case SLOT_STRUCTURED_SAVED:
-        for (let f = 0; f < structured.saved.length; f++) append(saved, structured.saved[f])
-        if (structured.entry.saved !== undefined) append(saved, structured.entry.saved)
-        break
-    }
-    if (part !== undefined) {
-      append(content, part)
-      append(sources, source)
-    }
-  }
-  if (queue !== undefined && deferred.length > 0) queueAdd(queue, toolCallId, deferred)
-  // For an MCP client (the proxy): the value with the same strings replaced.
-  if (read.structured !== undefined) return { content, isError: read.isError, deferred, saved, sources, structuredContent: read.structured.value }
-  return { content, isError: read.isError, deferred, saved, sources }
-}
-
-/**
  * Convert a whole MCP tool result for a provider: every part in order
  * (audience honoured), attachments budgeted against what one request may
  * carry, media deferred to a following user message where the provider
@@ -402,7 +233,9 @@ function convertToolResultSync(result, options) {
   const decision = planResult(job, converted)
   const spilled = []
   for (let h = 0; h < decision.held.length; h++) append(spilled, spillSync(job, converted, decision, decision.held[h]))
-  return finishResult(job, converted, decision, spilled, structured)
+  const answer = finishResult(job, converted, decision, spilled, structured)
+  releaseHandle(job.handle)
+  return answer
 }
 
 /**
@@ -443,7 +276,9 @@ async function convertToolResult(result, options) {
   for (let h = 0; h < decision.held.length; h++) append(saving, started(spillAsync(job, converted, decision, decision.held[h])))
   const spilled = []
   for (let h = 0; h < saving.length; h++) append(spilled, await saving[h])
-  return finishResult(job, converted, decision, spilled, structuring === undefined ? undefined : await structuring)
+  const answer = finishResult(job, converted, decision, spilled, structuring === undefined ? undefined : await structuring)
+  releaseHandle(job.handle)
+  return answer
 }
 
 module.exports = { convertToolResult, convertToolResultSync, resultMediaSync, fromResultAnswer, planResult, spillSync }
