@@ -349,6 +349,15 @@ mod tests {
         };
         let err = ObjectStore::new("s3://spills/a", &options).unwrap_err();
         assert_eq!(err.code(), "INVALID_ARGUMENT");
+        // Host names are ASCII: Cargo.lock pins idna_adapter 1.0 (no Unicode
+        // tables in the addon), so an internationalized one is refused.
+        let options = S3Options {
+            endpoint: Some("https://bücket.example".into()),
+            ..options
+        };
+        let err = ObjectStore::new("s3://spills/a", &options).unwrap_err();
+        assert_eq!(err.code(), "INVALID_ARGUMENT");
+        assert!(err.to_string().contains("is not a URL"), "{err}");
     }
 
     #[test]
