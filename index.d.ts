@@ -66,7 +66,11 @@ export interface ToContentOptions {
    * what the provider takes anywhere; where it may go is `convertToolResult`'s business.
    */
   provider?: ProviderName
-  /** Folder for binaries that cannot be sent (default: a per-user temp folder). */
+  /**
+   * Folder for binaries that cannot be sent (default: a per-user temp folder), or an
+   * `s3://bucket/prefix` store reached as the AWS environment says (`ToolOutputStore`'s `s3`
+   * defaults). Any other URL is refused.
+   */
   outputDir?: string
   /** A store to save into instead of `outputDir`. */
   store?: ToolOutputStore

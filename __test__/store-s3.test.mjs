@@ -274,6 +274,25 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
     }
   })
 
+  test('outputDir: an s3:// URL is a bucket store configured from the AWS environment', async () => {
+    const url = fresh()
+    const env = envWithoutAws({
+      AWS_ENDPOINT_URL: g.endpoint,
+      AWS_DEFAULT_REGION: g.region,
+      AWS_ACCESS_KEY_ID: g.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: g.secretAccessKey,
+    })
+    const script = `const { toContentAsync } = require(${JSON.stringify(bindingPath)});
+      const part = { type: 'resource', resource: { uri: 'file:///data.bin', mimeType: 'application/zip', blob: Buffer.from('PK\\x03\\x04 zipped').toString('base64') } };
+      toContentAsync(part, { outputDir: process.argv[1] }).then((c) => process.stdout.write(c.text));`
+    const { stdout } = await runNode(script, [url], env)
+    const note = parseSavedNote(stdout)
+    assert.ok(note, stdout)
+    assert.ok(note.path.startsWith(`${url}/tool_`), note.path)
+    const reader = new ToolOutputStore(url, { s3: s3() })
+    assert.equal((await reader.read(note.path)).toString('latin1'), 'PK\x03\x04 zipped')
+  })
+
   // Last: it kills and restarts the server.
   test('a server killed mid-upload leaves no object', async (t) => {
     const url = fresh()
