@@ -66,7 +66,11 @@ export interface ToContentOptions {
    * what the provider takes anywhere; where it may go is `convertToolResult`'s business.
    */
   provider?: ProviderName
-  /** Folder for binaries that cannot be sent (default: a per-user temp folder). */
+  /**
+   * Folder for binaries that cannot be sent (default: a per-user temp folder), or an
+   * `s3://bucket/prefix` store reached as the AWS environment says (`ToolOutputStore`'s `s3`
+   * defaults). Any other URL is refused.
+   */
   outputDir?: string
   /** A store to save into instead of `outputDir`. */
   store?: ToolOutputStore
@@ -228,6 +232,24 @@ export interface ToolOutputStoreOptions {
    * room, and a blob larger than the cap is not saved (`STORE_OVER_CAP`, or a note).
    */
   maxBytes?: number
+  /**
+   * Where the bucket of an `s3://bucket/prefix` store is and who asks. Each field defaults to
+   * the AWS environment: `endpoint` to `AWS_ENDPOINT_URL_S3`, then `AWS_ENDPOINT_URL` (else
+   * `https://s3.<region>.amazonaws.com`), `region` to `AWS_REGION`, then `AWS_DEFAULT_REGION`
+   * (else `us-east-1`), the credentials to `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
+   * `AWS_SESSION_TOKEN` (given as a pair or not at all). `forcePathStyle` defaults to true when
+   * an endpoint is given (self-hosted servers), false for AWS.
+   */
+  s3?: S3StoreOptions
+}
+
+/** Where an `s3://` store's bucket is and who asks (`ToolOutputStoreOptions.s3`). */
+export interface S3StoreOptions {
+  endpoint?: string
+  region?: string
+  forcePathStyle?: boolean
+  accessKeyId?: string
+  secretAccessKey?: string
 }
 
 /** Options of `ToolOutputStore.save` and `saveAsync`: what picks the file's extension. */
@@ -252,8 +274,13 @@ export interface SavedFile {
  * removes its own expired files.
  */
 export declare class ToolOutputStore {
+  /**
+   * `dir`: a folder, or `s3://bucket/prefix` for a store in an S3-compatible bucket (any other
+   * URL is refused, never taken for a folder; the WebAssembly build refuses `s3://` with
+   * `STORE_S3_UNAVAILABLE`).
+   */
   constructor(dir?: string, options?: ToolOutputStoreOptions)
-  /** The folder files are saved in. */
+  /** The folder files are saved in, or the `s3://bucket/prefix/` URL of a store in a bucket. */
   get dir(): string
   /** Save bytes, or a base64 string decoded first. */
   save(data: Uint8Array | string, options?: SaveOptions): SavedFile

@@ -21,6 +21,7 @@ const FILES = [
   'classify',
   'content',
   'store',
+  'store-s3',
   'text-cap',
   'tool-result',
   'result-layout',

@@ -29,8 +29,13 @@ const isSharedArrayBuffer = types.isSharedArrayBuffer
 // working directory is `/`: it is handed relative folders made absolute here.
 const ON_WASM = native.__napiBindingTarget !== undefined && native.__napiBindingTarget !== 'native'
 
+/** `<scheme>://`: a URL (an `s3://` store, or one refused), never a folder to resolve. */
+const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]+:\/\//
+
 function hostDir(dir) {
-  return ON_WASM && typeof dir === 'string' && dir !== '' && !isAbsolute(dir) ? resolvePath(dir) : dir
+  return ON_WASM && typeof dir === 'string' && dir !== '' && !isAbsolute(dir) && ReflectApply(RegExpPrototypeExec, URL_LIKE, [dir]) === null
+    ? resolvePath(dir)
+    : dir
 }
 
 /** Data up to this size is converted on the calling thread unless it needs a disk write. */

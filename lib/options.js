@@ -7,7 +7,7 @@
 const native = require('./native.js')
 const { invalidArgument, own } = require('./own-objects.js')
 const { hostDir } = require('./data.js')
-const { storeHandle } = require('./store.js')
+const { ToolOutputStore, storeHandle } = require('./store.js')
 const { isQueue } = require('./attachment-queue.js')
 const { historyFormat, FORMAT_NAMES } = require('./history.js')
 
@@ -17,6 +17,7 @@ const ObjectPrototype = Object.prototype
 const NumberIsInteger = Number.isInteger
 const NUMBER_MAX_SAFE_INTEGER = Number.MAX_SAFE_INTEGER
 const ArrayIsArray = Array.isArray
+const StringPrototypeStartsWith = Function.prototype.call.bind(String.prototype.startsWith)
 
 /**
  * The settings last made: the option values and the native handle they were
@@ -44,8 +45,14 @@ function settingsFor(provider, outputDir, store, maxTextTokens, fitImages, maxLo
 }
 
 function checkedSettings(provider, outputDir, store, maxTextTokens, fitImages, maxLongSide) {
+  // An `s3://` outputDir is a bucket store, reached as the AWS environment says (the settings
+  // keep it, as they keep a folder's); any other URL is refused by native code.
+  const bucket =
+    store === undefined && typeof outputDir === 'string' && StringPrototypeStartsWith(outputDir, 's3://')
+      ? storeHandle(new ToolOutputStore(outputDir))
+      : undefined
   // Checked even when the part turns out to need no native conversion.
-  const handle = native.settingsNew(provider, outputDir, store, maxTextTokens, fitImages, maxLongSide)
+  const handle = native.settingsNew(provider, bucket === undefined ? outputDir : undefined, bucket ?? store, maxTextTokens, fitImages, maxLongSide)
   return { provider, outputDir, store, maxTextTokens, fitImages, maxLongSide, handle }
 }
 

@@ -36,7 +36,7 @@ function inputSchema() {
   return {
     type: 'object',
     properties: {
-      location: { type: 'string', description: 'The path of the saved file, exactly as the note that named it gives it.' },
+      location: { type: 'string', description: 'The path (or s3:// URL) of the saved file, exactly as the note that named it gives it.' },
       offset: { type: 'integer', minimum: 1, description: 'Text only: the line to start at, counted from 1 (default 1).' },
       limit: {
         type: 'integer',
@@ -51,7 +51,7 @@ function inputSchema() {
 }
 
 const DESCRIPTION =
-  'Read a file an earlier tool result saved to disk, named in its note (`saved to <path>`). A text comes a ' +
+  'Read a file an earlier tool result saved, named in its note (`saved to <path or s3:// URL>`). A text comes a ' +
   `page at a time: up to ${MAX_PAGE_LINES} lines, each cut at ${MAX_LINE_CHARS} characters, and about ` +
   `${MAX_PAGE_TOKENS} tokens; the last line of the answer says which lines it holds and the offset of the ` +
   'next page. An image comes back as an image. Other files are described by type and size.'

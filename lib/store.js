@@ -8,7 +8,54 @@ const { invalidArgument, own } = require('./own-objects.js')
 const { hostDir, isLatin1, nativeData, nativeWord, privateData } = require('./data.js')
 
 const NumberIsSafeInteger = Number.isSafeInteger
+const StringPrototypeStartsWith = Function.prototype.call.bind(String.prototype.startsWith)
 const NO_SAVE_OPTIONS = { mediaType: undefined, extension: undefined }
+const NO_BUCKET = {}
+const env = process.env
+
+/** An environment variable, undefined when unset or empty. */
+function fromEnv(name) {
+  const value = env[name]
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** A string option of `s3`: undefined when absent. */
+function s3String(s3, name) {
+  const value = own(s3, name)
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'string') throw invalidArgument(`\`s3.${name}\` must be a string`)
+  return value
+}
+
+/**
+ * Where an `s3://` store's bucket is and who asks: the `s3` option, else the AWS SDKs'
+ * environment variables (credentials only as a pair: a key from one place and a secret
+ * from another would sign as nobody).
+ */
+function bucketOptions(s3) {
+  if (s3 !== undefined && s3 !== null && typeof s3 !== 'object') throw invalidArgument('`s3` must be an object')
+  const given = s3 === undefined || s3 === null ? NO_BUCKET : s3
+  const forcePathStyle = own(given, 'forcePathStyle')
+  if (forcePathStyle !== undefined && forcePathStyle !== null && typeof forcePathStyle !== 'boolean') {
+    throw invalidArgument('`s3.forcePathStyle` must be a boolean')
+  }
+  let accessKeyId = s3String(given, 'accessKeyId')
+  let secretAccessKey = s3String(given, 'secretAccessKey')
+  let sessionToken
+  if (accessKeyId === undefined && secretAccessKey === undefined) {
+    accessKeyId = fromEnv('AWS_ACCESS_KEY_ID')
+    secretAccessKey = fromEnv('AWS_SECRET_ACCESS_KEY')
+    sessionToken = fromEnv('AWS_SESSION_TOKEN')
+  }
+  return {
+    endpoint: s3String(given, 'endpoint') ?? fromEnv('AWS_ENDPOINT_URL_S3') ?? fromEnv('AWS_ENDPOINT_URL'),
+    region: s3String(given, 'region') ?? fromEnv('AWS_REGION') ?? fromEnv('AWS_DEFAULT_REGION'),
+    forcePathStyle: forcePathStyle ?? undefined,
+    accessKeyId,
+    secretAccessKey,
+    sessionToken,
+  }
+}
 
 /** The store's handle: only this file can read it, and only from a store it made. */
 let handleOf
@@ -52,15 +99,28 @@ class ToolOutputStore {
   constructor(dir, options) {
     let retentionDays
     let maxBytes
+    let s3
     if (options !== undefined && options !== null) {
       if (typeof options !== 'object') throw invalidArgument('`options` must be an object')
       retentionDays = own(options, 'retentionDays')
       maxBytes = own(options, 'maxBytes')
+      s3 = own(options, 's3')
     }
-    this.#handle = native.storeNew(hostDir(dir), retentionDays, maxBytes)
+    const bucket = typeof dir === 'string' && StringPrototypeStartsWith(dir, 's3://') ? bucketOptions(s3) : NO_BUCKET
+    this.#handle = native.storeNew(
+      hostDir(dir),
+      retentionDays,
+      maxBytes,
+      bucket.endpoint,
+      bucket.region,
+      bucket.forcePathStyle,
+      bucket.accessKeyId,
+      bucket.secretAccessKey,
+      bucket.sessionToken,
+    )
   }
 
-  /** The folder files are saved in. */
+  /** The folder files are saved in, or the `s3://bucket/prefix/` URL of a store in a bucket. */
   get dir() {
     return native.storeDir(storeHandle(this))
   }

@@ -307,10 +307,12 @@ export declare function storeLook(store: StoreHandle, location: string): Promise
 export declare function storeMaxReadBytes(): number
 
 /**
- * A new store: `dir` (default: the per-user temp folder), the days
- * `cleanup` keeps files, and the size cap in bytes.
+ * A new store: `dir` (a folder or an `s3://bucket/prefix` URL; default:
+ * the per-user temp folder), the days `cleanup` keeps files, the size cap
+ * in bytes, and where an `s3://` store's bucket is and who asks (the
+ * entry's `s3` option with the AWS environment's defaults filled in).
  */
-export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes: unknown): StoreHandle
+export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes: unknown, endpoint: string | undefined, region: string | undefined, forcePathStyle: boolean | undefined, accessKeyId: string | undefined, secretAccessKey: string | undefined, sessionToken: string | undefined): StoreHandle
 
 /** A promise of `storeReadSync` done on the libuv thread pool. */
 export declare function storeRead(store: StoreHandle, location: string, offset: number | undefined, length: number | undefined): Promise<Buffer>

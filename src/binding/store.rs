@@ -1,7 +1,6 @@
 //! `ToolOutputStore`: a store as an opaque handle, saving bytes or base64
 //! here or on the libuv thread pool, reading back its files, and its cleanup.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
@@ -9,12 +8,12 @@ use napi::Unknown;
 use napi_derive::napi;
 
 use super::answer::List;
-use super::args::{bytes_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
+use super::args::{bool_arg, bytes_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
 use super::{guarded, invalid, on_pool, save_error, store_error, OnPool, PoolWork};
 use crate::payload::Payload;
 use crate::read_back;
 use crate::save;
-use crate::store::ToolOutputStore;
+use crate::store::{S3Options, ToolOutputStore};
 
 js_answer! {
     // A file a store saved.
@@ -47,31 +46,53 @@ pub(super) fn store_of(value: &Unknown) -> Result<Arc<ToolOutputStore>, String> 
     Ok(Arc::clone(handle))
 }
 
-/// A new store: `dir` (default: the per-user temp folder), the days
-/// `cleanup` keeps files, and the size cap in bytes.
+/// A new store: `dir` (a folder or an `s3://bucket/prefix` URL; default:
+/// the per-user temp folder), the days `cleanup` keeps files, the size cap
+/// in bytes, and where an `s3://` store's bucket is and who asks (the
+/// entry's `s3` option with the AWS environment's defaults filled in).
 #[napi(
     catch_unwind,
-    ts_args_type = "dir: unknown, retentionDays: unknown, maxBytes: unknown",
+    ts_args_type = "dir: unknown, retentionDays: unknown, maxBytes: unknown, endpoint: string | undefined, region: string | undefined, forcePathStyle: boolean | undefined, accessKeyId: string | undefined, secretAccessKey: string | undefined, sessionToken: string | undefined",
     ts_return_type = "StoreHandle"
 )]
+#[allow(clippy::too_many_arguments)]
 pub fn store_new(
     dir: Option<Unknown>,
     retention_days: Option<Unknown>,
     max_bytes: Option<Unknown>,
+    endpoint: Option<Unknown>,
+    region: Option<Unknown>,
+    force_path_style: Option<Unknown>,
+    access_key_id: Option<Unknown>,
+    secret_access_key: Option<Unknown>,
+    session_token: Option<Unknown>,
 ) -> Result<StoreHandle, String> {
     let dir = string_arg(dir, "dir")?;
     let retention_days = number_arg(retention_days, "retentionDays")?;
     let max_bytes = number_arg(max_bytes, "maxBytes")?;
-    let store = ToolOutputStore::new(dir.map(PathBuf::from), retention_days)
-        .and_then(|store| store.with_max_bytes(max_bytes))
-        .map_err(store_error)?;
+    let s3 = S3Options {
+        endpoint: string_arg(endpoint, "s3.endpoint")?,
+        region: string_arg(region, "s3.region")?,
+        force_path_style: match force_path_style.filter(|v| !is_nullish(v).unwrap_or(false)) {
+            Some(value) => Some(bool_arg(Some(value), "s3.forcePathStyle")?),
+            None => None,
+        },
+        access_key_id: string_arg(access_key_id, "s3.accessKeyId")?,
+        secret_access_key: string_arg(secret_access_key, "s3.secretAccessKey")?,
+        session_token: string_arg(session_token, "s3.sessionToken")?,
+    };
+    let store = guarded(|| {
+        ToolOutputStore::at(dir.as_deref(), &s3, retention_days)
+            .and_then(|store| store.with_max_bytes(max_bytes))
+            .map_err(store_error)
+    })?;
     Ok(External::new(Arc::new(store)))
 }
 
 /// The folder a store saves in.
 #[napi(catch_unwind, ts_args_type = "store: StoreHandle")]
 pub fn store_dir(store: Unknown) -> Result<String, String> {
-    Ok(store_of(&store)?.dir().to_string_lossy().into_owned())
+    Ok(store_of(&store)?.location())
 }
 
 /// A save's input, owned.

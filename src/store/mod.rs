@@ -108,12 +108,21 @@
 //! |                           | files in its folder (elsewhere, `..`, another name, a      |
 //! |                           | symlink, not a regular file)                               |
 //! | `STORE_NOT_FOUND`         | `read` of an own name no file has (removed, expired)       |
-//! | `STORE_IO`                | any other I/O error                                        |
+//! | `STORE_S3_UNAVAILABLE`    | an `s3://` store in a build without the S3 client (wasm)   |
+//! | `STORE_IO`                | any other I/O error, or an object store's failure other    |
+//! |                           | than refused credentials (`STORE_PERMISSION_DENIED`)        |
 //!
 //! # Reading back
 //!
 //! [`ToolOutputStore::read`] returns a range of a file the store wrote, as
 //! a note names it, at most [`MAX_READ_BYTES`] a call (`read.rs`).
+//!
+//! # Object storage
+//!
+//! A store made by [`ToolOutputStore::at`] with an `s3://bucket/prefix`
+//! location keeps its files as objects in that bucket instead (`s3/`): the
+//! same names, cap, cleanup and reads, with the differences its module
+//! docs list. Any other URL is refused, never taken for a folder.
 
 use std::collections::HashSet;
 use std::ffi::OsString;
@@ -129,6 +138,7 @@ mod folder;
 mod names;
 mod publish;
 mod read;
+pub mod s3;
 #[cfg(test)]
 mod tests;
 
@@ -137,6 +147,7 @@ use names::*;
 use publish::*;
 
 pub use read::MAX_READ_BYTES;
+pub use s3::{ObjectStore, S3Options};
 
 /// Free space a save leaves on the file system, at least (a tenth of the
 /// file system when that is less, for small ones).
@@ -203,6 +214,16 @@ pub enum StoreError {
     NotOwnFile { location: String, why: &'static str },
     /// An own file name of the folder that no file has.
     NotFound { path: PathBuf },
+    /// An `s3://` store, in a build without the S3 client.
+    S3Unavailable,
+    /// An object store request failed while doing `action` on `location`
+    /// (`status`: the server's answer, `None` when there was none).
+    Remote {
+        action: &'static str,
+        location: String,
+        status: Option<u16>,
+        reason: String,
+    },
     /// An OS call failed while doing `action` on `path`.
     Io {
         /// What was being done, e.g. `"create folder"`.
@@ -221,6 +242,11 @@ impl StoreError {
             StoreError::NoSpace { .. } => "STORE_NO_SPACE",
             StoreError::NotOwnFile { .. } => "STORE_NOT_OWN_FILE",
             StoreError::NotFound { .. } => "STORE_NOT_FOUND",
+            StoreError::S3Unavailable => "STORE_S3_UNAVAILABLE",
+            StoreError::Remote { status, .. } => match status {
+                Some(401 | 403) => "STORE_PERMISSION_DENIED",
+                _ => "STORE_IO",
+            },
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
                 io::ErrorKind::StorageFull
@@ -281,6 +307,17 @@ impl fmt::Display for StoreError {
                 "{} is not there any more (removed, or expired and cleaned up)",
                 path.display()
             ),
+            StoreError::S3Unavailable => write!(
+                f,
+                "this build of mcp-content has no S3 client (the WebAssembly build): \
+                 an s3:// store needs a native build"
+            ),
+            StoreError::Remote {
+                action,
+                location,
+                reason,
+                ..
+            } => write!(f, "cannot {action} {location}: {reason}"),
             StoreError::Io {
                 action,
                 path,
@@ -298,7 +335,9 @@ impl std::error::Error for StoreError {
             | StoreError::CapTaken { .. }
             | StoreError::NoSpace { .. }
             | StoreError::NotOwnFile { .. }
-            | StoreError::NotFound { .. } => None,
+            | StoreError::NotFound { .. }
+            | StoreError::S3Unavailable
+            | StoreError::Remote { .. } => None,
             StoreError::Io { source, .. } => Some(source),
         }
     }
@@ -330,7 +369,8 @@ impl KeptFiles {
 /// A file written by [`ToolOutputStore::save`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Saved {
-    /// Full path of the file (the store's folder joined with its name).
+    /// Full path of the file (the store's folder joined with its name); of
+    /// an object store's object, its `s3://bucket/key` URL.
     pub path: PathBuf,
     /// Number of bytes in the file.
     pub byte_length: u64,
@@ -350,6 +390,8 @@ pub struct ToolOutputStore {
     max_bytes: u64,
     /// Files this store saves and never removes to make room.
     kept: Option<Arc<KeptFiles>>,
+    /// The bucket an `s3://` store saves in (`dir` is then its URL).
+    bucket: Option<Arc<ObjectStore>>,
 }
 
 /// Make `dir` absolute and drop `.`/`..` lexically (as `path.resolve`
@@ -392,6 +434,14 @@ impl ToolOutputStore {
                         "dir must not be an empty path".to_string(),
                     ));
                 }
+                // `s3://b/p` would be the relative folder `./s3:/b/p`.
+                if dir.to_str().is_some_and(s3::looks_like_url) {
+                    return Err(StoreError::InvalidOption(format!(
+                        "{} is a URL, not a folder: a store takes a folder or an \
+                         s3://bucket/prefix location",
+                        dir.display()
+                    )));
+                }
                 (resolve(&dir)?, None)
             }
             None => {
@@ -409,7 +459,40 @@ impl ToolOutputStore {
             ready: AtomicBool::new(false),
             max_bytes: DEFAULT_MAX_BYTES,
             kept: None,
+            bucket: None,
         })
+    }
+
+    /// A store at `location`: an `s3://bucket/prefix` URL (reached with
+    /// `s3`), any other URL refused, else a folder as [`new`](Self::new)
+    /// takes it.
+    pub fn at(
+        location: Option<&str>,
+        s3: &S3Options,
+        retention_days: Option<f64>,
+    ) -> Result<Self, StoreError> {
+        match location {
+            Some(url) if url.starts_with(s3::location::SCHEME) => {
+                let bucket = ObjectStore::new(url, s3)?;
+                let mut store = Self::new(None, retention_days)?;
+                store.dir = PathBuf::from(bucket.url());
+                store.default_user = None;
+                store.bucket = Some(Arc::new(bucket));
+                Ok(store)
+            }
+            location => Self::new(location.map(PathBuf::from), retention_days),
+        }
+    }
+
+    /// The store's location as a note names it: its folder, or its
+    /// `s3://bucket/prefix/` URL.
+    pub fn location(&self) -> String {
+        self.dir.to_string_lossy().into_owned()
+    }
+
+    /// Whether the store keeps its files in a bucket.
+    pub fn is_object_store(&self) -> bool {
+        self.bucket.is_some()
     }
 
     /// The same store, remembering in `kept` what it saves and never
@@ -422,6 +505,7 @@ impl ToolOutputStore {
             ready: AtomicBool::new(self.ready.load(Ordering::Acquire)),
             max_bytes: self.max_bytes,
             kept: Some(Arc::clone(kept)),
+            bucket: self.bucket.clone(),
         }
     }
 
@@ -459,6 +543,9 @@ impl ToolOutputStore {
     /// and may only hold ASCII letters, digits, `-` and `_`, no dot (at
     /// most [`MAX_EXTENSION_LEN`] bytes).
     pub fn save(&self, data: &[u8], extension: &str) -> Result<Saved, StoreError> {
+        if let Some(bucket) = &self.bucket {
+            return bucket.save(data, extension, self.max_bytes, self.kept.as_deref());
+        }
         check_extension(extension)?;
         self.check_fits(data.len() as u64)?;
         let lock = self.lock()?;
@@ -480,6 +567,9 @@ impl ToolOutputStore {
         extension: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
     ) -> Result<Saved, StoreError> {
+        if let Some(bucket) = &self.bucket {
+            return bucket.save_with(extension, self.max_bytes, self.kept.as_deref(), write);
+        }
         check_extension(extension)?;
         let lock = self.lock()?;
         let (tmp, file) = self.create_temp()?;
@@ -549,6 +639,9 @@ impl ToolOutputStore {
     /// [`cleanup`](Self::cleanup), telling which files it removed (temp
     /// files included), in name order.
     pub fn cleanup_files(&self) -> Result<Vec<Removed>, StoreError> {
+        if let Some(bucket) = &self.bucket {
+            return bucket.cleanup(self.retention);
+        }
         // Under the folder's lock when it has one: no save of a store is in
         // flight meanwhile, and the running total is kept right.
         let lock = FolderLock::acquire(&self.dir, false).ok().flatten();
@@ -702,6 +795,10 @@ impl ToolOutputStore {
     /// writing; nothing is written when it fails.
     pub fn check_fits(&self, byte_length: u64) -> Result<(), StoreError> {
         self.check_cap(byte_length)?;
+        if self.bucket.is_some() {
+            // A bucket's room is its provider's: the cap is all we check.
+            return Ok(());
+        }
         self.check_free_space(byte_length)
     }
 

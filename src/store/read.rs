@@ -41,6 +41,9 @@ impl ToolOutputStore {
         offset: u64,
         length: Option<u64>,
     ) -> Result<(Vec<u8>, u64), StoreError> {
+        if let Some(bucket) = &self.bucket {
+            return bucket.read(location, offset, length, MAX_READ_BYTES);
+        }
         let path = self.own_file(location)?;
         let mut file = open_regular(&path, location)?;
         let size = file

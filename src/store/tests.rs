@@ -688,6 +688,7 @@ fn default_style_store(tmp: &Path, user: &str) -> ToolOutputStore {
         ready: AtomicBool::new(false),
         max_bytes: DEFAULT_MAX_BYTES,
         kept: None,
+        bucket: None,
     }
 }
 
@@ -1088,4 +1089,34 @@ fn a_folder_named_through_a_symlink_is_used_as_the_system_resolves_it() {
     assert!(err.to_string().contains("not a folder"), "{err}");
     assert!(!nowhere.exists());
     assert!(fs::symlink_metadata(&dangling).unwrap().is_symlink());
+}
+
+#[test]
+fn a_url_is_never_taken_for_a_folder() {
+    // Issue 20: this used to save into ./s3:/spills/agent-1/.
+    let err = ToolOutputStore::new(Some(PathBuf::from("s3://spills/agent-1")), None).unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert!(err.to_string().contains("is a URL, not a folder"), "{err}");
+    let err = ToolOutputStore::at(Some("https://example.com/x"), &S3Options::default(), None)
+        .unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    // One slash: a relative folder whose first level is `s3:`.
+    assert!(ToolOutputStore::at(Some("s3:/spills"), &S3Options::default(), None).is_ok());
+    let options = S3Options {
+        endpoint: Some("http://127.0.0.1:9".into()),
+        access_key_id: Some("key".into()),
+        secret_access_key: Some("secret".into()),
+        ..S3Options::default()
+    };
+    let store = ToolOutputStore::at(Some("s3://spills/agent-1"), &options, None);
+    if cfg!(all(feature = "s3", not(target_family = "wasm"))) {
+        let store = store.unwrap();
+        assert!(store.is_object_store());
+        assert_eq!(store.location(), "s3://spills/agent-1/");
+        // The same bucket and prefix, through `keeping` too.
+        let kept = Arc::new(KeptFiles::default());
+        assert!(store.keeping(&kept).is_object_store());
+    } else {
+        assert_eq!(store.unwrap_err().code(), "STORE_S3_UNAVAILABLE");
+    }
 }

@@ -1,0 +1,340 @@
+// ToolOutputStore on an S3-compatible bucket (issue 20), against a real server: Garage started
+// here on 127.0.0.1 (fixtures/garage.mjs). Spills, reads back, the size cap, retention, a
+// server killed mid-upload, wrong credentials, two processes saving at once, and what a read
+// refuses. Without a garage binary these tests skip with the reason printed.
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { loadBinding, bindingPath, corpus, b64, randomBytes, parseSavedNote, wasmCannot } from './fixtures/index.mjs'
+import { findGarage, startGarage } from './fixtures/garage.mjs'
+
+const { ToolOutputStore, toContentAsync, readSavedOutputTool } = loadBinding()
+const MiB = 1024 * 1024
+const onWasm = wasmCannot('save to an S3 bucket')
+
+/** The environment without any AWS_* variable. */
+function envWithoutAws(extra = {}) {
+  const env = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('AWS_')) env[k] = v
+  return { ...env, ...extra }
+}
+
+const runNode = (script, args, env) => promisify(execFile)(process.execPath, ['-e', script, ...args], { env, maxBuffer: 64 * MiB })
+
+describe('a URL given as the store folder', () => {
+  test('is never taken for a relative folder', async (t) => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-s3-url-'))
+    t.after(() => fs.rmSync(cwd, { recursive: true, force: true }))
+    // In a child process without AWS_* variables, in an empty working folder.
+    const script = `const { ToolOutputStore } = require(${JSON.stringify(bindingPath)});
+      const out = {};
+      for (const dir of ['s3://spills/agent-1', 'https://example.com/spills', 'gs://spills/agent-1']) {
+        try { new ToolOutputStore(dir).save(Buffer.from('x')); out[dir] = 'saved' } catch (e) { out[dir] = e.code + ': ' + e.message }
+      }
+      process.stdout.write(JSON.stringify(out));`
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script], { cwd, env: envWithoutAws() })
+    const out = JSON.parse(stdout)
+    if (onWasm) {
+      assert.match(out['s3://spills/agent-1'], /^STORE_S3_UNAVAILABLE: /)
+    } else {
+      assert.match(out['s3://spills/agent-1'], /^INVALID_ARGUMENT: invalid option: no credentials for s3:\/\/spills\/agent-1\/: .*AWS_ACCESS_KEY_ID/)
+    }
+    assert.match(out['https://example.com/spills'], /^INVALID_ARGUMENT: .*is a URL, not a folder/)
+    assert.match(out['gs://spills/agent-1'], /^INVALID_ARGUMENT: .*is a URL, not a folder/)
+    assert.deepEqual(fs.readdirSync(cwd), [], 'nothing was made in the working folder')
+  })
+
+  test('bad s3:// locations and options are refused', () => {
+    const s3 = { endpoint: 'http://127.0.0.1:9', accessKeyId: 'k', secretAccessKey: 's' }
+    for (const dir of ['s3://Spills/x', 's3://spills/../x', 's3://spills/a//b', 's3://ab']) {
+      assert.throws(
+        () => new ToolOutputStore(dir, { s3 }),
+        (e) => e.code === (onWasm ? 'STORE_S3_UNAVAILABLE' : 'INVALID_ARGUMENT'),
+        dir,
+      )
+    }
+    assert.throws(
+      () => new ToolOutputStore('s3://spills/x', { s3: 'nope' }),
+      (e) => e.code === 'INVALID_ARGUMENT',
+    )
+    assert.throws(
+      () => new ToolOutputStore('s3://spills/x', { s3: { ...s3, forcePathStyle: 'yes' } }),
+      (e) => e.code === 'INVALID_ARGUMENT',
+    )
+    assert.throws(
+      () => new ToolOutputStore('s3://spills/x', { s3: { ...s3, endpoint: 42 } }),
+      (e) => e.code === 'INVALID_ARGUMENT',
+    )
+  })
+})
+
+const garage = findGarage()
+const skip = onWasm || garage.skip
+if (skip) console.log(`# S3 store tests skipped: ${skip}`)
+
+describe('ToolOutputStore on a Garage bucket', { skip }, () => {
+  let g
+  let root
+  let prefixes = 0
+  before(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-garage-'))
+    g = await startGarage(garage.bin, root)
+  })
+  after(async () => {
+    await g?.stop()
+    if (root) fs.rmSync(root, { recursive: true, force: true })
+  })
+  const s3 = (extra) => ({ endpoint: g.endpoint, region: g.region, accessKeyId: g.accessKeyId, secretAccessKey: g.secretAccessKey, ...extra })
+  /** A prefix of its own for each test. */
+  const fresh = () => `s3://spills/run-${process.pid}-${++prefixes}`
+
+  /** A whole object read back, 8 MiB a call. */
+  async function readAll(store, location) {
+    const chunks = []
+    let offset = 0
+    for (;;) {
+      const chunk = await store.read(location, { offset })
+      if (chunk.length === 0) return Buffer.concat(chunks)
+      chunks.push(chunk)
+      offset += chunk.length
+    }
+  }
+
+  test('a spilled part is an object; the note names its s3:// URL; it reads back', async () => {
+    const url = fresh()
+    const store = new ToolOutputStore(url, { s3: s3() })
+    assert.equal(store.dir, `${url}/`)
+    const parquet = corpus('fixture.parquet')
+    const part = { type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }
+    const converted = await toContentAsync(part, { store, fitImages: false })
+    const note = parseSavedNote(converted.text)
+    assert.ok(note, converted.text)
+    assert.equal(note.byteLength, parquet.length)
+    assert.match(note.path, new RegExp(`^${url}/tool_\\d{13}_\\d{6}_\\d{10}\\.parquet$`))
+    assert.ok((await store.read(note.path)).equals(parquet))
+    // A range, and past the end.
+    assert.ok((await store.read(note.path, { offset: 4, length: 10 })).equals(parquet.subarray(4, 14)))
+    assert.equal((await store.read(note.path, { offset: parquet.length + 5 })).length, 0)
+    // save and saveAsync answer the URL too.
+    const saved = store.save(Buffer.from('hello'), { extension: 'txt' })
+    assert.match(saved.path, new RegExp(`^${url}/tool_[0-9_]+\\.txt$`))
+    assert.equal((await store.read(saved.path)).toString(), 'hello')
+    const asyncSaved = await store.saveAsync(b64(Buffer.from('base64 decoded first')), { mediaType: 'text/plain' })
+    assert.equal((await store.read(asyncSaved.path)).toString(), 'base64 decoded first')
+    assert.ok(note.path < saved.path && saved.path < asyncSaved.path, 'names sort in save order')
+  })
+
+  test('a 20 MiB blob goes up in parts (streamed from its base64) and reads back whole', async () => {
+    const store = new ToolOutputStore(fresh(), { s3: s3() })
+    const big = randomBytes(20 * MiB + 12345, 7)
+    const part = { type: 'resource', resource: { uri: 'file:///big.bin', mimeType: 'application/octet-stream', blob: b64(big) } }
+    const note = parseSavedNote((await toContentAsync(part, { store, fitImages: false })).text)
+    assert.ok(note)
+    assert.equal(note.byteLength, big.length)
+    assert.ok((await readAll(store, note.path)).equals(big))
+    // From bytes in memory (store.saveAsync) as well.
+    const saved = await store.saveAsync(big, { extension: 'bin' })
+    assert.equal(saved.byteLength, big.length)
+    assert.ok((await readAll(store, saved.path)).equals(big))
+  })
+
+  test('the size cap: the oldest objects go first, a blob over the cap is not saved', async () => {
+    const url = fresh()
+    const store = new ToolOutputStore(url, { s3: s3(), maxBytes: 3_000_000 })
+    const blobs = [1, 2, 3, 4].map((seed) => randomBytes(900_000, seed))
+    const saved = []
+    for (const blob of blobs) saved.push(await store.saveAsync(blob, { extension: 'bin' }))
+    await assert.rejects(store.read(saved[0].path), (e) => e.code === 'STORE_NOT_FOUND')
+    for (let i = 1; i < 4; i++) assert.ok((await store.read(saved[i].path)).equals(blobs[i]))
+    await assert.rejects(store.saveAsync(randomBytes(3_000_001, 9)), (e) => e.code === 'STORE_OVER_CAP')
+    // Nothing was removed for it, and nothing was written.
+    for (let i = 1; i < 4; i++) assert.ok((await store.read(saved[i].path)).equals(blobs[i]))
+    const all = new ToolOutputStore(url, { s3: s3(), retentionDays: 0 }).cleanupFiles()
+    assert.deepEqual(
+      all.map((f) => f.name),
+      saved.slice(1).map((f) => path.posix.basename(f.path)),
+    )
+    // A streamed conversion over the cap gives the note, not an object.
+    const capped = new ToolOutputStore(fresh(), { s3: s3(), maxBytes: 16 * MiB })
+    const big = randomBytes(20 * MiB, 3)
+    const part = { type: 'resource', resource: { uri: 'file:///big.bin', mimeType: 'application/octet-stream', blob: b64(big) } }
+    const converted = await toContentAsync(part, { store: capped, fitImages: false })
+    assert.match(converted.text, /could not be saved: \d+ bytes is over the store's size cap of 16777216 bytes\]$/)
+  })
+
+  test('retention: cleanup removes only own objects older than the retention, directly under the prefix', async () => {
+    const url = fresh()
+    const keep = new ToolOutputStore(url, { s3: s3() })
+    const a = keep.save(Buffer.from('a'))
+    const b = keep.save(Buffer.from('b'), { extension: 'txt' })
+    const deeper = new ToolOutputStore(`${url}/sub`, { s3: s3(), retentionDays: 0 })
+    const inSub = deeper.save(Buffer.from('sub'))
+    const sibling = new ToolOutputStore(`${url}x`, { s3: s3(), retentionDays: 0 })
+    const inSibling = sibling.save(Buffer.from('sibling'))
+    assert.equal(keep.cleanup(), 0, 'nothing is 7 days old')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const removed = new ToolOutputStore(url, { s3: s3(), retentionDays: 0 }).cleanupFiles()
+    assert.deepEqual(removed, [
+      { name: path.posix.basename(a.path), byteLength: 1 },
+      { name: path.posix.basename(b.path), byteLength: 1 },
+    ])
+    await assert.rejects(keep.read(a.path), (e) => e.code === 'STORE_NOT_FOUND')
+    assert.equal((await deeper.read(inSub.path)).toString(), 'sub')
+    assert.equal((await sibling.read(inSibling.path)).toString(), 'sibling')
+  })
+
+  test('reads take only own objects of the store', async () => {
+    const url = fresh()
+    const store = new ToolOutputStore(url, { s3: s3() })
+    const saved = store.save(Buffer.from('own'))
+    const other = new ToolOutputStore(`${url}-other`, { s3: s3() })
+    const elsewhere = other.save(Buffer.from('not yours'))
+    const name = path.posix.basename(saved.path)
+    for (const location of [
+      elsewhere.path,
+      `${url}/sub/../${name}`,
+      `${url}/./${name}`,
+      `s3://other-bucket/${url.slice('s3://spills/'.length)}/${name}`,
+      `${url}/notes.txt`,
+      path.join(os.tmpdir(), name),
+    ]) {
+      await assert.rejects(store.read(location), (e) => e.code === 'STORE_NOT_OWN_FILE', location)
+    }
+    await assert.rejects(store.read(`${url}/tool_0000000000001_000000_0000000001`), (e) => e.code === 'STORE_NOT_FOUND')
+    assert.equal((await store.read(saved.path)).toString(), 'own')
+  })
+
+  test('read_saved_output pages a text and refuses what the store did not write', async () => {
+    const url = fresh()
+    const store = new ToolOutputStore(url, { s3: s3() })
+    const lines = Array.from({ length: 3000 }, (_, i) => `line ${i + 1}`)
+    const saved = await store.saveAsync(Buffer.from(lines.join('\n')), { extension: 'txt' })
+    const tool = readSavedOutputTool(store)
+    const first = await tool.execute({ location: saved.path, offset: 2999 })
+    assert.equal(first.isError, undefined)
+    const text = first.content.map((c) => c.text).join('\n')
+    assert.match(text, /^line 2999\nline 3000\n/)
+    assert.ok(text.endsWith(`]`) && text.includes(`[Lines 2999-3000 of 3000 of ${saved.path} (text/plain`), text.slice(-300))
+    assert.ok(text.includes('End of the file.'), text.slice(-300))
+    const refused = await tool.execute({ location: `${url}/../${path.posix.basename(saved.path)}` })
+    assert.equal(refused.isError, true)
+  })
+
+  test('wrong credentials: a clear error, and the note says the part could not be saved', async () => {
+    const store = new ToolOutputStore(fresh(), { s3: s3({ secretAccessKey: '0'.repeat(64) }) })
+    assert.throws(
+      () => store.save(Buffer.from('x')),
+      (e) => e.code === 'STORE_PERMISSION_DENIED' && /^cannot list s3:\/\/spills\/run-\d+-\d+\/: the server answered 403/.test(e.message),
+    )
+    await assert.rejects(store.saveAsync(Buffer.from('x')), (e) => e.code === 'STORE_PERMISSION_DENIED')
+    const unknownKey = new ToolOutputStore(fresh(), { s3: s3({ accessKeyId: 'GK000000000000000000000000' }) })
+    await assert.rejects(unknownKey.saveAsync(Buffer.from('x')), (e) => e.code === 'STORE_PERMISSION_DENIED' && / 403 /.test(e.message))
+    const parquet = corpus('fixture.parquet')
+    const part = { type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }
+    const converted = await toContentAsync(part, { store, fitImages: false })
+    assert.match(
+      converted.text,
+      new RegExp(
+        `^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\): application/vnd\\.apache\\.parquet is not accepted; could not be saved: cannot list s3://spills/run-\\d+-\\d+/: the server answered 403 .+\\]$`,
+      ),
+    )
+  })
+
+  test('two processes saving at once (configured from the AWS environment) get distinct, complete objects', async () => {
+    const url = fresh()
+    const env = envWithoutAws({
+      AWS_ENDPOINT_URL_S3: g.endpoint,
+      AWS_REGION: g.region,
+      AWS_ACCESS_KEY_ID: g.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: g.secretAccessKey,
+    })
+    // Each saves 8 small blobs and one of 9 MiB (multipart), all at once, each holding its tag.
+    const script = `const { ToolOutputStore } = require(${JSON.stringify(bindingPath)});
+      const s = new ToolOutputStore(process.argv[1]);
+      const tag = process.argv[2];
+      const blobs = [];
+      for (let i = 0; i < 8; i++) blobs.push(Buffer.from((tag + ':' + i + ';').repeat(5000)));
+      blobs.push(Buffer.alloc(9 * 1024 * 1024, tag));
+      Promise.all(blobs.map((b) => s.saveAsync(b))).then((saved) => process.stdout.write(JSON.stringify(saved.map((x) => x.path))));`
+    const outs = await Promise.all(['a', 'b'].map((tag) => runNode(script, [url, tag], env)))
+    const saved = outs.map((o) => JSON.parse(o.stdout))
+    assert.equal(new Set(saved.flat()).size, 18)
+    const reader = new ToolOutputStore(url, { s3: s3() })
+    for (const [n, list] of saved.entries()) {
+      const tag = 'ab'[n]
+      for (const [i, location] of list.entries()) {
+        const expected = i < 8 ? Buffer.from(`${tag}:${i};`.repeat(5000)) : Buffer.alloc(9 * MiB, tag)
+        assert.ok((await readAll(reader, location)).equals(expected), location)
+      }
+    }
+  })
+
+  test('outputDir: an s3:// URL is a bucket store configured from the AWS environment', async () => {
+    const url = fresh()
+    const env = envWithoutAws({
+      AWS_ENDPOINT_URL: g.endpoint,
+      AWS_DEFAULT_REGION: g.region,
+      AWS_ACCESS_KEY_ID: g.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: g.secretAccessKey,
+    })
+    const script = `const { toContentAsync } = require(${JSON.stringify(bindingPath)});
+      const part = { type: 'resource', resource: { uri: 'file:///data.bin', mimeType: 'application/zip', blob: Buffer.from('PK\\x03\\x04 zipped').toString('base64') } };
+      toContentAsync(part, { outputDir: process.argv[1] }).then((c) => process.stdout.write(c.text));`
+    const { stdout } = await runNode(script, [url], env)
+    const note = parseSavedNote(stdout)
+    assert.ok(note, stdout)
+    assert.ok(note.path.startsWith(`${url}/tool_`), note.path)
+    const reader = new ToolOutputStore(url, { s3: s3() })
+    assert.equal((await reader.read(note.path)).toString('latin1'), 'PK\x03\x04 zipped')
+  })
+
+  // Last: it kills and restarts the server.
+  test('a server killed mid-upload leaves no object', async (t) => {
+    const url = fresh()
+    // A relay in front of the server counts what the client sent; past 12 MiB of a 40 MiB
+    // upload (the second part on the way), the server is killed.
+    let sent = 0
+    let killing
+    const sockets = new Set()
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(g.s3Port, '127.0.0.1')
+      sockets.add(client).add(upstream)
+      client.on('data', (chunk) => {
+        sent += chunk.length
+        if (sent > 12 * MiB && killing === undefined) killing = g.stop()
+      })
+      client.pipe(upstream).pipe(client)
+      const close = () => {
+        client.destroy()
+        upstream.destroy()
+      }
+      client.on('error', close).on('close', close)
+      upstream.on('error', close).on('close', close)
+    })
+    await new Promise((resolve) => relay.listen(0, '127.0.0.1', resolve))
+    t.after(() => {
+      for (const s of sockets) s.destroy()
+      relay.close()
+    })
+    const store = new ToolOutputStore(url, { s3: s3({ endpoint: `http://127.0.0.1:${relay.address().port}` }) })
+    await assert.rejects(
+      store.saveAsync(randomBytes(40 * MiB, 5), { extension: 'bin' }),
+      (e) => e.code === 'STORE_IO' && /^cannot upload s3:\/\/spills\//.test(e.message),
+    )
+    assert.ok(killing !== undefined, `the server was killed (${sent} bytes sent)`)
+    await killing
+    await g.restart()
+    // Through the server itself: no own object under the prefix.
+    const direct = new ToolOutputStore(url, { s3: s3(), retentionDays: 0 })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    assert.deepEqual(direct.cleanupFiles(), [])
+    // And it saves again.
+    const saved = await direct.saveAsync(Buffer.from('after the restart'))
+    assert.equal((await direct.read(saved.path)).toString(), 'after the restart')
+  })
+})
