@@ -106,18 +106,9 @@ class ToolOutputStore {
       maxBytes = own(options, 'maxBytes')
       s3 = own(options, 's3')
     }
-    const bucket = typeof dir === 'string' && StringPrototypeStartsWith(dir, 's3://') ? bucketOptions(s3) : NO_BUCKET
-    this.#handle = native.storeNew(
-      hostDir(dir),
-      retentionDays,
-      maxBytes,
-      bucket.endpoint,
-      bucket.region,
-      bucket.forcePathStyle,
-      bucket.accessKeyId,
-      bucket.secretAccessKey,
-      bucket.sessionToken,
-    )
+    // A plain object of checked strings and a boolean: native code reads it, no getter runs.
+    const bucket = typeof dir === 'string' && StringPrototypeStartsWith(dir, 's3://') ? bucketOptions(s3) : undefined
+    this.#handle = native.storeNew(hostDir(dir), retentionDays, maxBytes, bucket)
   }
 
   /** The folder files are saved in, or the `s3://bucket/prefix/` URL of a store in a bucket. */

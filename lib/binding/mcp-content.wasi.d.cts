@@ -39,6 +39,19 @@ export declare function boundText(settings: SettingsHandle | ResultHandle, text:
  */
 export declare function boundTextSync(settings: SettingsHandle | ResultHandle, text: string, mediaType: unknown): BoundedText | null
 
+/**
+ * Where an `s3://` store's bucket is and who asks: the entry's `s3` option
+ * with the AWS environment's defaults filled in, each value checked there.
+ */
+export interface BucketOptions {
+  endpoint?: string
+  region?: string
+  forcePathStyle?: boolean
+  accessKeyId?: string
+  secretAccessKey?: string
+  sessionToken?: string
+}
+
 /** What the bytes are, set against the declared media type. */
 export interface Classification {
   kind: 'image' | 'pdf' | 'audio' | 'video' | 'text' | 'binary' | 'empty' | 'invalid'
@@ -304,10 +317,9 @@ export declare function storeMaxReadBytes(): number
 /**
  * A new store: `dir` (a folder or an `s3://bucket/prefix` URL; default:
  * the per-user temp folder), the days `cleanup` keeps files, the size cap
- * in bytes, and where an `s3://` store's bucket is and who asks (the
- * entry's `s3` option with the AWS environment's defaults filled in).
+ * in bytes, and for an `s3://` store its `bucket`.
  */
-export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes: unknown, endpoint: string | undefined, region: string | undefined, forcePathStyle: boolean | undefined, accessKeyId: string | undefined, secretAccessKey: string | undefined, sessionToken: string | undefined): StoreHandle
+export declare function storeNew(dir: unknown, retentionDays: unknown, maxBytes: unknown, bucket: BucketOptions | undefined): StoreHandle
 
 /** A promise of `storeReadSync` done on the libuv thread pool. */
 export declare function storeRead(store: StoreHandle, location: string, offset: number | undefined, length: number | undefined): Promise<Buffer>

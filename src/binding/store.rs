@@ -8,7 +8,7 @@ use napi::Unknown;
 use napi_derive::napi;
 
 use super::answer::List;
-use super::args::{bool_arg, bytes_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
+use super::args::{bytes_arg, is_nullish, number_arg, string_arg, DataArg, OwnedData};
 use super::{guarded, invalid, on_pool, save_error, store_error, OnPool, PoolWork};
 use crate::payload::Payload;
 use crate::read_back;
@@ -46,41 +46,43 @@ pub(super) fn store_of(value: &Unknown) -> Result<Arc<ToolOutputStore>, String> 
     Ok(Arc::clone(handle))
 }
 
+/// Where an `s3://` store's bucket is and who asks: the entry's `s3` option
+/// with the AWS environment's defaults filled in, each value checked there.
+#[napi(object)]
+pub struct BucketOptions {
+    pub endpoint: Option<String>,
+    pub region: Option<String>,
+    pub force_path_style: Option<bool>,
+    pub access_key_id: Option<String>,
+    pub secret_access_key: Option<String>,
+    pub session_token: Option<String>,
+}
+
 /// A new store: `dir` (a folder or an `s3://bucket/prefix` URL; default:
 /// the per-user temp folder), the days `cleanup` keeps files, the size cap
-/// in bytes, and where an `s3://` store's bucket is and who asks (the
-/// entry's `s3` option with the AWS environment's defaults filled in).
+/// in bytes, and for an `s3://` store its `bucket`.
 #[napi(
     catch_unwind,
-    ts_args_type = "dir: unknown, retentionDays: unknown, maxBytes: unknown, endpoint: string | undefined, region: string | undefined, forcePathStyle: boolean | undefined, accessKeyId: string | undefined, secretAccessKey: string | undefined, sessionToken: string | undefined",
+    ts_args_type = "dir: unknown, retentionDays: unknown, maxBytes: unknown, bucket: BucketOptions | undefined",
     ts_return_type = "StoreHandle"
 )]
-#[allow(clippy::too_many_arguments)]
 pub fn store_new(
     dir: Option<Unknown>,
     retention_days: Option<Unknown>,
     max_bytes: Option<Unknown>,
-    endpoint: Option<Unknown>,
-    region: Option<Unknown>,
-    force_path_style: Option<Unknown>,
-    access_key_id: Option<Unknown>,
-    secret_access_key: Option<Unknown>,
-    session_token: Option<Unknown>,
+    bucket: Option<BucketOptions>,
 ) -> Result<StoreHandle, String> {
     let dir = string_arg(dir, "dir")?;
     let retention_days = number_arg(retention_days, "retentionDays")?;
     let max_bytes = number_arg(max_bytes, "maxBytes")?;
-    let s3 = S3Options {
-        endpoint: string_arg(endpoint, "s3.endpoint")?,
-        region: string_arg(region, "s3.region")?,
-        force_path_style: match force_path_style.filter(|v| !is_nullish(v).unwrap_or(false)) {
-            Some(value) => Some(bool_arg(Some(value), "s3.forcePathStyle")?),
-            None => None,
-        },
-        access_key_id: string_arg(access_key_id, "s3.accessKeyId")?,
-        secret_access_key: string_arg(secret_access_key, "s3.secretAccessKey")?,
-        session_token: string_arg(session_token, "s3.sessionToken")?,
-    };
+    let s3 = bucket.map_or_else(S3Options::default, |b| S3Options {
+        endpoint: b.endpoint,
+        region: b.region,
+        force_path_style: b.force_path_style,
+        access_key_id: b.access_key_id,
+        secret_access_key: b.secret_access_key,
+        session_token: b.session_token,
+    });
     let store = guarded(|| {
         ToolOutputStore::at(dir.as_deref(), &s3, retention_days)
             .and_then(|store| store.with_max_bytes(max_bytes))
