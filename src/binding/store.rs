@@ -58,6 +58,19 @@ pub struct BucketOptions {
     pub session_token: Option<String>,
 }
 
+impl From<BucketOptions> for S3Options {
+    fn from(bucket: BucketOptions) -> Self {
+        S3Options {
+            endpoint: bucket.endpoint,
+            region: bucket.region,
+            force_path_style: bucket.force_path_style,
+            access_key_id: bucket.access_key_id,
+            secret_access_key: bucket.secret_access_key,
+            session_token: bucket.session_token,
+        }
+    }
+}
+
 /// A new store: `dir` (a folder or an `s3://bucket/prefix` URL; default:
 /// the per-user temp folder), the days `cleanup` keeps files, the size cap
 /// in bytes, and for an `s3://` store its `bucket`.
@@ -75,14 +88,7 @@ pub fn store_new(
     let dir = string_arg(dir, "dir")?;
     let retention_days = number_arg(retention_days, "retentionDays")?;
     let max_bytes = number_arg(max_bytes, "maxBytes")?;
-    let s3 = bucket.map_or_else(S3Options::default, |b| S3Options {
-        endpoint: b.endpoint,
-        region: b.region,
-        force_path_style: b.force_path_style,
-        access_key_id: b.access_key_id,
-        secret_access_key: b.secret_access_key,
-        session_token: b.session_token,
-    });
+    let s3 = bucket.map(S3Options::from).unwrap_or_default();
     let store = guarded(|| {
         ToolOutputStore::at(dir.as_deref(), &s3, retention_days)
             .and_then(|store| store.with_max_bytes(max_bytes))
