@@ -10,7 +10,6 @@ const { hostDir, isLatin1, nativeData, nativeWord, privateData } = require('./da
 const NumberIsSafeInteger = Number.isSafeInteger
 const StringPrototypeStartsWith = Function.prototype.call.bind(String.prototype.startsWith)
 const NO_SAVE_OPTIONS = { mediaType: undefined, extension: undefined }
-const NO_BUCKET = {}
 const env = process.env
 
 /** An environment variable, undefined when unset or empty. */
@@ -19,9 +18,14 @@ function fromEnv(name) {
   return typeof value === 'string' && value !== '' ? value : undefined
 }
 
+/** A field of the `s3` option: undefined when the field or the whole option is absent. */
+function s3Field(s3, name) {
+  return s3 === undefined || s3 === null ? undefined : own(s3, name)
+}
+
 /** A string option of `s3`: undefined when absent. */
 function s3String(s3, name) {
-  const value = own(s3, name)
+  const value = s3Field(s3, name)
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'string') throw invalidArgument(`\`s3.${name}\` must be a string`)
   return value
@@ -34,13 +38,12 @@ function s3String(s3, name) {
  */
 function bucketOptions(s3) {
   if (s3 !== undefined && s3 !== null && typeof s3 !== 'object') throw invalidArgument('`s3` must be an object')
-  const given = s3 === undefined || s3 === null ? NO_BUCKET : s3
-  const forcePathStyle = own(given, 'forcePathStyle')
+  const forcePathStyle = s3Field(s3, 'forcePathStyle')
   if (forcePathStyle !== undefined && forcePathStyle !== null && typeof forcePathStyle !== 'boolean') {
     throw invalidArgument('`s3.forcePathStyle` must be a boolean')
   }
-  let accessKeyId = s3String(given, 'accessKeyId')
-  let secretAccessKey = s3String(given, 'secretAccessKey')
+  let accessKeyId = s3String(s3, 'accessKeyId')
+  let secretAccessKey = s3String(s3, 'secretAccessKey')
   let sessionToken
   if (accessKeyId === undefined && secretAccessKey === undefined) {
     accessKeyId = fromEnv('AWS_ACCESS_KEY_ID')
@@ -48,8 +51,8 @@ function bucketOptions(s3) {
     sessionToken = fromEnv('AWS_SESSION_TOKEN')
   }
   return {
-    endpoint: s3String(given, 'endpoint') ?? fromEnv('AWS_ENDPOINT_URL_S3') ?? fromEnv('AWS_ENDPOINT_URL'),
-    region: s3String(given, 'region') ?? fromEnv('AWS_REGION') ?? fromEnv('AWS_DEFAULT_REGION'),
+    endpoint: s3String(s3, 'endpoint') ?? fromEnv('AWS_ENDPOINT_URL_S3') ?? fromEnv('AWS_ENDPOINT_URL'),
+    region: s3String(s3, 'region') ?? fromEnv('AWS_REGION') ?? fromEnv('AWS_DEFAULT_REGION'),
     forcePathStyle: forcePathStyle ?? undefined,
     accessKeyId,
     secretAccessKey,
