@@ -90,6 +90,14 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
     if (root) fs.rmSync(root, { recursive: true, force: true })
   })
   const s3 = (extra) => ({ endpoint: g.endpoint, region: g.region, accessKeyId: g.accessKeyId, secretAccessKey: g.secretAccessKey, ...extra })
+  /** A child's environment naming the server under these variables (each has two the SDKs read). */
+  const awsEnv = (endpointVariable, regionVariable) =>
+    envWithoutAws({
+      [endpointVariable]: g.endpoint,
+      [regionVariable]: g.region,
+      AWS_ACCESS_KEY_ID: g.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: g.secretAccessKey,
+    })
   /** A prefix of its own for each test. */
   const fresh = () => `s3://spills/run-${process.pid}-${++prefixes}`
 
@@ -247,12 +255,7 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
 
   test('two processes saving at once (configured from the AWS environment) get distinct, complete objects', async () => {
     const url = fresh()
-    const env = envWithoutAws({
-      AWS_ENDPOINT_URL_S3: g.endpoint,
-      AWS_REGION: g.region,
-      AWS_ACCESS_KEY_ID: g.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: g.secretAccessKey,
-    })
+    const env = awsEnv('AWS_ENDPOINT_URL_S3', 'AWS_REGION')
     // Each saves 8 small blobs and one of 9 MiB (multipart), all at once, each holding its tag.
     const script = `const { ToolOutputStore } = require(${JSON.stringify(bindingPath)});
       const s = new ToolOutputStore(process.argv[1]);
@@ -276,12 +279,7 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
 
   test('outputDir: an s3:// URL is a bucket store configured from the AWS environment', async () => {
     const url = fresh()
-    const env = envWithoutAws({
-      AWS_ENDPOINT_URL: g.endpoint,
-      AWS_DEFAULT_REGION: g.region,
-      AWS_ACCESS_KEY_ID: g.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: g.secretAccessKey,
-    })
+    const env = awsEnv('AWS_ENDPOINT_URL', 'AWS_DEFAULT_REGION')
     const script = `const { toContentAsync } = require(${JSON.stringify(bindingPath)});
       const part = { type: 'resource', resource: { uri: 'file:///data.bin', mimeType: 'application/zip', blob: Buffer.from('PK\\x03\\x04 zipped').toString('base64') } };
       toContentAsync(part, { outputDir: process.argv[1] }).then((c) => process.stdout.write(c.text));`
