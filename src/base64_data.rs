@@ -495,33 +495,95 @@ impl<'a> Base64<'a> {
         bytes[skip..].to_vec()
     }
 
-    /// Whether `decode_range` can decode any part alone (see there).
+    /// Whether `decode_range_into` can decode any part alone (see there).
     pub fn decodes_in_place(&self) -> bool {
         !self.info.has_line_breaks || self.lines.is_some()
     }
 
-    /// Decoded bytes `start..end`, decoding only the groups of symbols that
-    /// hold them, when the layout tells where each symbol is: one line, or
-    /// equal lines (whose length is a whole number of groups, so no group
-    /// straddles a break). `None` for irregular line breaks, or a range past
-    /// the end.
-    pub fn decode_range(&self, start: usize, end: usize) -> Option<Vec<u8>> {
-        if start > end || end > self.info.decoded_len || !self.decodes_in_place() {
-            return None;
+    /// Decoded bytes `start..start + out.len()` written to `out`, decoding
+    /// only the groups of symbols that hold them, when the layout tells
+    /// where each symbol is: one line, or equal lines (whose length is a
+    /// whole number of groups, so no group straddles a break). Whole groups
+    /// are decoded straight into `out`, the partial ones at its two ends
+    /// through three bytes on the stack; `gathered` holds the symbols of
+    /// equal lines with their breaks left out, its capacity kept for the
+    /// next call. A checker reads a large image this way a block at a time,
+    /// so nothing here allocates per call. `false` for irregular line
+    /// breaks, or a range past the end.
+    pub fn decode_range_into(&self, start: usize, out: &mut [u8], gathered: &mut Vec<u8>) -> bool {
+        let Some(end) = start.checked_add(out.len()) else {
+            return false;
+        };
+        if end > self.info.decoded_len || !self.decodes_in_place() {
+            return false;
         }
-        let first_symbol = start / 3 * 4;
+        if out.is_empty() {
+            return true;
+        }
+        // Byte `base` is the first of the group symbol `first_symbol` starts.
+        let base = start / 3 * 3;
+        let first_symbol = base / 3 * 4;
         let symbols_end = end.div_ceil(3) * 4;
-        let mut symbols = Vec::with_capacity(symbols_end - first_symbol);
-        match self.lines {
-            None => {
-                let to = symbols_end.min(self.input.len());
-                symbols.extend_from_slice(&self.input[first_symbol..to]);
+        let symbols: &[u8] = match self.lines {
+            None => &self.input[first_symbol..symbols_end.min(self.input.len())],
+            Some(lines) => {
+                gathered.clear();
+                lines.gather(self.input, first_symbol, symbols_end, gathered);
+                gathered
             }
-            Some(lines) => lines.gather(self.input, first_symbol, symbols_end, &mut symbols),
+        };
+        // The whole groups inside the range: bytes `whole_start..whole_end`.
+        let whole_start = start.next_multiple_of(3);
+        let whole_end = end / 3 * 3;
+        if whole_start > whole_end {
+            // The range is inside one group.
+            return self.decode_group(symbols, start - base, out);
         }
-        let bytes = self.decode_symbols(&symbols);
-        let from = start - first_symbol / 4 * 3;
-        bytes.get(from..from + (end - start)).map(<[u8]>::to_vec)
+        let (lead, rest) = out.split_at_mut(whole_start - start);
+        let (middle, trail) = rest.split_at_mut(whole_end - whole_start);
+        let group_symbols = |byte: usize| (byte - base) / 3 * 4;
+        let middle_symbols = &symbols[group_symbols(whole_start)..group_symbols(whole_end)];
+        (lead.is_empty() || self.decode_group(symbols, start - base, lead))
+            && self.decode_whole_groups(middle_symbols, middle)
+            && (trail.is_empty()
+                || self.decode_group(&symbols[group_symbols(whole_end)..], 0, trail))
+    }
+
+    /// Bytes `skip..skip + out.len()` of the group the first (up to) four
+    /// `symbols` make, written to `out`.
+    fn decode_group(&self, symbols: &[u8], skip: usize, out: &mut [u8]) -> bool {
+        let group = &symbols[..symbols.len().min(4)];
+        let engine = self.info.alphabet.engine(group);
+        let mut bytes = [0u8; 3];
+        let decoded = match engine.decoded_length(group) {
+            Ok(len) if len <= 3 => engine.decode(group, Out::from_slice(&mut bytes[..len])),
+            _ => return false,
+        };
+        match decoded
+            .ok()
+            .and_then(|bytes| bytes.get(skip..skip + out.len()))
+        {
+            Some(wanted) => {
+                out.copy_from_slice(wanted);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whole groups of `symbols` (no padding among them) decoded into
+    /// `out`, three bytes a group.
+    fn decode_whole_groups(&self, symbols: &[u8], out: &mut [u8]) -> bool {
+        if symbols.len() / 4 * 3 != out.len() || !symbols.len().is_multiple_of(4) {
+            return false;
+        }
+        let engine = self.info.alphabet.engine(symbols);
+        // Valid by `inspect`; should it fail, the read fails rather than
+        // give wrong bytes.
+        let want = out.len();
+        engine
+            .decode(symbols, Out::from_slice(out))
+            .is_ok_and(|bytes| bytes.len() == want)
     }
 
     fn decode_symbols(&self, symbols: &[u8]) -> Vec<u8> {
@@ -670,27 +732,34 @@ mod tests {
                 let b64 = inspect(form.as_bytes()).unwrap();
                 if b64.info.has_line_breaks && b64.lines.is_none() {
                     // A first line that is not whole groups ("AA\r\n").
-                    assert_eq!(b64.decode_range(0, 0), None, "{form:?}");
+                    assert_eq!(decode_range(&b64, 0, 0), None, "{form:?}");
                     continue;
                 }
                 for start in 0..=n.min(12) {
                     for end in start..=n {
                         let want = &data[start..end];
-                        let got = b64.decode_range(start, end);
+                        let got = decode_range(&b64, start, end);
                         assert_eq!(got.as_deref(), Some(want), "{form:?} {start}..{end}");
                         let (start, end) = (n - end, n - start);
-                        let got = b64.decode_range(start, end);
+                        let got = decode_range(&b64, start, end);
                         assert_eq!(got.as_deref(), Some(&data[start..end]), "{form:?}");
                     }
                 }
-                assert_eq!(b64.decode_range(0, n + 1), None);
+                assert_eq!(decode_range(&b64, 0, n + 1), None);
             }
         }
         let irregular = format!("{}\n{}", &padded_of(300)[..6], &padded_of(300)[6..]);
         assert_eq!(
-            inspect(irregular.as_bytes()).unwrap().decode_range(0, 1),
+            decode_range(&inspect(irregular.as_bytes()).unwrap(), 0, 1),
             None
         );
+    }
+
+    /// `decode_range_into` into a new buffer, `None` when it refuses.
+    fn decode_range(b64: &Base64, start: usize, end: usize) -> Option<Vec<u8>> {
+        let mut out = vec![0; end.checked_sub(start)?];
+        b64.decode_range_into(start, &mut out, &mut Vec::new())
+            .then_some(out)
     }
 
     fn padded_of(n: usize) -> String {

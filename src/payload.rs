@@ -147,11 +147,7 @@ impl<'a> Data<'a> {
             (Source::Base64(b64), None)
                 if self.len() <= WHOLE_CHECK_LEN && b64.decodes_in_place() =>
             {
-                Some(SparseBase64 {
-                    b64: *b64,
-                    block: Vec::new(),
-                    block_start: 0,
-                })
+                Some(SparseBase64::new(*b64))
             }
             _ => None,
         }
@@ -270,20 +266,42 @@ pub struct SparseBase64<'a> {
     /// The last block decoded, and where it starts in the decoded bytes.
     block: Vec<u8>,
     block_start: usize,
+    /// Equal lines' symbols, gathered for a decode (`decode_range_into`).
+    gathered: Vec<u8>,
+}
+
+impl<'a> SparseBase64<'a> {
+    fn new(b64: Base64<'a>) -> Self {
+        SparseBase64 {
+            b64,
+            block: Vec::new(),
+            block_start: 0,
+            gathered: Vec::new(),
+        }
+    }
 }
 
 impl ReadAt for SparseBase64<'_> {
     fn read_at(&mut self, at: usize, out: &mut [u8]) -> bool {
+        // A read as long as a block (a decoder's buffer, a checksum's
+        // stretch) is decoded straight into `out`.
+        if out.len() >= SPARSE_BLOCK {
+            return self.b64.decode_range_into(at, out, &mut self.gathered);
+        }
         let len = self.b64.info.decoded_len;
         let Some(end) = at.checked_add(out.len()).filter(|&end| end <= len) else {
             return false;
         };
         if at < self.block_start || end > self.block_start + self.block.len() {
-            let block_end = at.saturating_add(SPARSE_BLOCK.max(out.len())).min(len);
-            let Some(block) = self.b64.decode_range(at, block_end) else {
+            let block_end = at.saturating_add(SPARSE_BLOCK).min(len);
+            self.block.resize(block_end - at, 0);
+            if !self
+                .b64
+                .decode_range_into(at, &mut self.block, &mut self.gathered)
+            {
+                self.block.clear();
                 return false;
-            };
-            self.block = block;
+            }
             self.block_start = at;
         }
         let from = at - self.block_start;

@@ -212,6 +212,7 @@ fn walk(head: &[u8], len: usize, mut rest: Rest) -> Result<Vec<Damaged>, String>
     let mut damaged = Vec::new();
     let mut pos = 8;
     let mut seen_idat = false;
+    let mut crc_block = Vec::new();
     while let Some(header) = chunk_header(head, &mut rest, pos) {
         let [l0, l1, l2, l3, k0, k1, k2, k3] = header;
         let (length, kind) = (u32::from_be_bytes([l0, l1, l2, l3]), [k0, k1, k2, k3]);
@@ -231,7 +232,7 @@ fn walk(head: &[u8], len: usize, mut rest: Rest) -> Result<Vec<Damaged>, String>
         if head.len() < end && matches!(rest, Rest::Tail(_)) {
             break; // The chunk goes on past the head: nothing more to see.
         }
-        if !crc_matches(head, &mut rest, pos..end) {
+        if !crc_matches(head, &mut rest, pos..end, &mut crc_block) {
             if !is_ancillary(&kind) {
                 return Err(format!("corrupt PNG: CRC mismatch in {name} chunk"));
             }
@@ -259,7 +260,9 @@ fn walk(head: &[u8], len: usize, mut rest: Rest) -> Result<Vec<Damaged>, String>
 
 /// Whether the CRC of the chunk at `range` (length field to CRC) matches,
 /// read from the head or past it.
-fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>) -> bool {
+/// `block` is where data past the head is read to, one buffer for every
+/// chunk of a walk.
+fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>, block: &mut Vec<u8>) -> bool {
     // Type and data, then the CRC.
     let (body, crc_at) = (range.start + 4..range.end - 4, range.end - 4);
     if let Some(chunk) = head.get(range) {
@@ -274,7 +277,7 @@ fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>) -> bool {
         return false;
     };
     let mut hasher = crc32fast::Hasher::new();
-    let mut block = vec![0; body.len().min(CRC_BLOCK)];
+    block.resize(body.len().min(CRC_BLOCK).max(block.len()), 0);
     let mut at = body.start;
     while at < body.end {
         let n = (body.end - at).min(CRC_BLOCK);
