@@ -524,8 +524,16 @@ impl<'a> Base64<'a> {
         let base = start / 3 * 3;
         let first_symbol = base / 3 * 4;
         let symbols_end = end.div_ceil(3) * 4;
+        // Slices are taken with `get`: the layout `inspect` found makes
+        // them all in bounds, and should it not, the read fails.
         let symbols: &[u8] = match self.lines {
-            None => &self.input[first_symbol..symbols_end.min(self.input.len())],
+            None => match self
+                .input
+                .get(first_symbol..symbols_end.min(self.input.len()))
+            {
+                Some(symbols) => symbols,
+                None => return false,
+            },
             Some(lines) => {
                 gathered.clear();
                 lines.gather(self.input, first_symbol, symbols_end, gathered);
@@ -542,11 +550,15 @@ impl<'a> Base64<'a> {
         let (lead, rest) = out.split_at_mut(whole_start - start);
         let (middle, trail) = rest.split_at_mut(whole_end - whole_start);
         let group_symbols = |byte: usize| (byte - base) / 3 * 4;
-        let middle_symbols = &symbols[group_symbols(whole_start)..group_symbols(whole_end)];
+        let (Some(middle_symbols), Some(trail_symbols)) = (
+            symbols.get(group_symbols(whole_start)..group_symbols(whole_end)),
+            symbols.get(group_symbols(whole_end)..),
+        ) else {
+            return false;
+        };
         (lead.is_empty() || self.decode_group(symbols, start - base, lead))
             && self.decode_whole_groups(middle_symbols, middle)
-            && (trail.is_empty()
-                || self.decode_group(&symbols[group_symbols(whole_end)..], 0, trail))
+            && (trail.is_empty() || self.decode_group(trail_symbols, 0, trail))
     }
 
     /// Bytes `skip..skip + out.len()` of the group the first (up to) four
