@@ -193,7 +193,11 @@ impl<'a> Data<'a> {
     pub fn full(&self) -> &[u8] {
         match &self.source {
             Source::Bytes(bytes) => bytes,
-            Source::Base64(b64) => self.full.get_or_init(|| b64.decode()),
+            // The head decoded for the sniff is not decoded again.
+            Source::Base64(b64) => self.full.get_or_init(|| match self.head.get() {
+                Some(head) => b64.decode_after(head),
+                None => b64.decode(),
+            }),
         }
     }
 

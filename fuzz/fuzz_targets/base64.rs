@@ -13,9 +13,9 @@
 //! - accepted exactly when the reference accepts it, to the same bytes;
 //! - `decoded_len`, `has_line_breaks`, `alphabet` and `canonical` are right;
 //!   `canonical` exactly when the string is the standard padded encoding;
-//! - `decode_to`, `decode_head(n)` and `decode_tail(n)` agree with `decode`,
-//!   and so does `decode_range_into` where the layout allows it (one line or
-//!   equal lines), as do `Data::sparse` reads;
+//! - `decode_to`, `decode_head(n)`, `decode_tail(n)` and `decode_after` a
+//!   head agree with `decode`, and so does `decode_range_into` where the
+//!   layout allows it (one line or equal lines), as do `Data::sparse` reads;
 //! - the canonical encoding round-trips and is recognised as canonical;
 //! - `Data` over the string gives the same bytes, prefixes and stream;
 //! - an error that names a symbol position names the offending symbol.
@@ -177,6 +177,8 @@ fuzz_target!(|input: &[u8]| {
         let n_clamped = n.min(len);
         assert_eq!(b64.decode_head(n), &bytes[..n_clamped], "head {n}");
         assert_eq!(b64.decode_tail(n), &bytes[len - n_clamped..], "tail {n}");
+        let head = b64.decode_head(n);
+        assert_eq!(b64.decode_after(&head), bytes, "after a head of {n}");
     }
 
     let in_place = !info.has_line_breaks || b64.decodes_in_place();
