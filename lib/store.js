@@ -34,7 +34,9 @@ function s3String(s3, name) {
 /**
  * Where an `s3://` store's bucket is and who asks: the `s3` option, else the AWS SDKs'
  * environment variables (credentials only as a pair: a key from one place and a secret
- * from another would sign as nobody).
+ * from another would sign as nobody; a session token belongs to its key pair, so
+ * `s3.sessionToken` goes only with both keys given in `s3`, `AWS_SESSION_TOKEN` only with
+ * the pair from the environment).
  */
 function bucketOptions(s3) {
   if (s3 !== undefined && s3 !== null && typeof s3 !== 'object') throw invalidArgument('`s3` must be an object')
@@ -44,7 +46,12 @@ function bucketOptions(s3) {
   }
   let accessKeyId = s3String(s3, 'accessKeyId')
   let secretAccessKey = s3String(s3, 'secretAccessKey')
-  let sessionToken
+  let sessionToken = s3String(s3, 'sessionToken')
+  if (sessionToken !== undefined && (accessKeyId === undefined || secretAccessKey === undefined)) {
+    throw invalidArgument(
+      '`s3.sessionToken` is given without `s3.accessKeyId` and `s3.secretAccessKey`: a session token signs only with the key pair it was issued with, so give the three together (or all three in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN)',
+    )
+  }
   if (accessKeyId === undefined && secretAccessKey === undefined) {
     accessKeyId = fromEnv('AWS_ACCESS_KEY_ID')
     secretAccessKey = fromEnv('AWS_SECRET_ACCESS_KEY')
