@@ -252,6 +252,13 @@ export interface S3StoreOptions {
   accessKeyId?: string
   secretAccessKey?: string
   /**
+   * Seconds a presigned GET URL stays valid: a whole number from 1 to 604800 (7 days); 0 or
+   * absent, no URL. When set, each note naming a saved object gives the URL after its `s3://`
+   * location (`saved to s3://b/k (presigned URL, valid until <UTC time>: <url>)`). Anyone holding
+   * the URL reads the object until it expires, and notes go to the model provider.
+   */
+  presignSeconds?: number
+  /**
    * The session token of temporary credentials (STS, SSO, a role), signed with the
    * `accessKeyId` and `secretAccessKey` given beside it: without both, `INVALID_ARGUMENT`.
    */

@@ -14,7 +14,7 @@ import { promisify } from 'node:util'
 import { loadBinding, bindingPath, corpus, b64, randomBytes, parseSavedNote, wasmCannot } from './fixtures/index.mjs'
 import { findGarage, startGarage } from './fixtures/garage.mjs'
 
-const { ToolOutputStore, toContentAsync, readSavedOutputTool } = loadBinding()
+const { ToolOutputStore, toContentAsync, convertToolResult, readSavedOutputTool } = loadBinding()
 const MiB = 1024 * 1024
 const onWasm = wasmCannot('save to an S3 bucket')
 
@@ -134,6 +134,30 @@ describe('a session token given as s3.sessionToken', { skip: onWasm }, () => {
     }
   })
 })
+
+describe('s3.presignSeconds', () => {
+  test('is a whole number of seconds from 0 (no URL) to 604800 (7 days)', () => {
+    const s3 = { endpoint: 'http://127.0.0.1:9', accessKeyId: 'k', secretAccessKey: 's' }
+    for (const presignSeconds of [-1, 0.5, 1.5, 604_801, 1e21, NaN, Infinity, -Infinity, -0.1, '60', true, {}, [60], 60n]) {
+      assert.throws(
+        () => new ToolOutputStore('s3://spills/x', { s3: { ...s3, presignSeconds } }),
+        (e) => e.code === 'INVALID_ARGUMENT' && e.message === '`s3.presignSeconds` must be a whole number of seconds from 0 (no URL) to 604800 (7 days)',
+        String(presignSeconds),
+      )
+    }
+    for (const presignSeconds of [undefined, null, 0, 1, 3600, 604_800]) {
+      const make = () => new ToolOutputStore('s3://spills/x', { s3: { ...s3, presignSeconds } })
+      if (onWasm) assert.throws(make, (e) => e.code === 'STORE_S3_UNAVAILABLE')
+      else assert.equal(make().dir, 's3://spills/x/')
+    }
+  })
+})
+
+/** A note's `saved to <s3 location> (presigned URL, valid until <time>: <url>)`, or null. */
+function presignedIn(text) {
+  const m = /saved to (s3:\/\/\S+) \(presigned URL, valid until (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ): (\S+)\)[\];]/.exec(text)
+  return m && { location: m[1], until: Date.parse(m[2]), url: m[3] }
+}
 
 const garage = findGarage()
 const skip = onWasm || garage.skip
@@ -313,6 +337,62 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
         `^\\[Binary resource file:///data\\.parquet \\(application/vnd\\.apache\\.parquet, ${parquet.length} bytes\\): application/vnd\\.apache\\.parquet is not accepted; could not be saved: cannot list s3://spills/run-\\d+-\\d+/: the server answered 403 .+\\]$`,
       ),
     )
+  })
+
+  test('presignSeconds: each note gives a presigned URL of its object, which a plain fetch() reads', async () => {
+    const url = fresh()
+    const store = new ToolOutputStore(url, { s3: s3({ presignSeconds: 600 }) })
+    const parquet = corpus('fixture.parquet')
+    const part = { type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }
+    const before = Math.floor(Date.now() / 1000) * 1000
+    const { text } = await toContentAsync(part, { store, fitImages: false })
+    const after = Date.now()
+    const shown = presignedIn(text)
+    assert.ok(shown, text)
+    assert.match(
+      text,
+      /^\[Binary resource file:\/\/\/data\.parquet \(application\/vnd\.apache\.parquet, \d+ bytes\): application\/vnd\.apache\.parquet is not accepted; saved to s3:/,
+    )
+    assert.ok(text.endsWith(`${shown.url})]`), text)
+    assert.equal(text.split('\n').length, 1, 'one line')
+    assert.ok(shown.url.startsWith(`${g.endpoint}/spills/${url.slice('s3://spills/'.length)}/tool_`), shown.url)
+    assert.ok(shown.until >= before + 600_000 && shown.until <= after + 600_000, `${new Date(shown.until).toISOString()}`)
+    // The location is still what store.read takes; the URL reads the same bytes with no credentials.
+    assert.ok((await store.read(shown.location)).equals(parquet))
+    const response = await fetch(shown.url)
+    assert.equal(response.status, 200)
+    assert.ok(Buffer.from(await response.arrayBuffer()).equals(parquet))
+    // The note of a text over the cap, and the line above structured content whose JSON was saved.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`).join('\n')
+    const long = await toContentAsync({ type: 'text', text: lines }, { store })
+    const textShown = presignedIn(long.text)
+    assert.ok(textShown, long.text.slice(-600))
+    assert.equal(Buffer.from(await (await fetch(textShown.url)).arrayBuffer()).toString(), lines)
+    const structured = { attachment: b64(randomBytes(64 * 1024, 99)) }
+    const result = await convertToolResult({ content: [], structuredContent: structured }, { store })
+    const header = result.content.map((c) => c.text ?? '').find((t) => t.startsWith('[Structured content:'))
+    assert.ok(header, JSON.stringify(result.content).slice(0, 600))
+    const jsonShown = /saved to (s3:\/\/\S+) \(presigned URL, valid until \S+: (\S+)\)\]/.exec(header)
+    assert.ok(jsonShown, header.slice(0, 800))
+    assert.deepEqual(JSON.parse(Buffer.from(await (await fetch(jsonShown[2])).arrayBuffer()).toString()), structured)
+    // save() answers the location only (the URL is for notes).
+    assert.match(store.save(Buffer.from('x')).path, /^s3:\/\/\S+$/)
+  })
+
+  test('presignSeconds: the URL is refused once it expired', async () => {
+    const store = new ToolOutputStore(fresh(), { s3: s3({ presignSeconds: 1 }) })
+    const part = { type: 'resource', resource: { uri: 'file:///a.zip', mimeType: 'application/zip', blob: b64(Buffer.from('PK\x03\x04 zipped', 'latin1')) } }
+    const shown = presignedIn((await toContentAsync(part, { store })).text)
+    assert.ok(shown)
+    // Signed on a whole second, valid 1 s: 2.2 s later it has expired whatever the clock's fraction.
+    await new Promise((resolve) => setTimeout(resolve, 2200))
+    const response = await fetch(shown.url)
+    const body = await response.text()
+    // Garage 2.5 answers 400 InvalidRequest "Bad request: Date is too old"; AWS S3 answers 403
+    // AccessDenied "Request has expired". Either way a refusal, and not the object's bytes.
+    assert.ok([400, 403].includes(response.status), `${response.status} ${body}`)
+    assert.match(body, /<Error><Code>(InvalidRequest|AccessDenied)<\/Code>/)
+    assert.equal((await store.read(shown.location)).toString('latin1'), 'PK\x03\x04 zipped', 'the object is still there')
   })
 
   test('a session token: Garage checks the signature over it and ignores the token itself', async () => {

@@ -9,6 +9,8 @@ const { hostDir, isLatin1, nativeData, nativeWord, privateData } = require('./da
 
 const NumberIsSafeInteger = Number.isSafeInteger
 const StringPrototypeStartsWith = Function.prototype.call.bind(String.prototype.startsWith)
+/** SigV4's longest validity of a presigned URL: 7 days. */
+const MAX_PRESIGN_SECONDS = 604_800
 const NO_SAVE_OPTIONS = { mediaType: undefined, extension: undefined }
 const env = process.env
 
@@ -44,6 +46,14 @@ function bucketOptions(s3) {
   if (forcePathStyle !== undefined && forcePathStyle !== null && typeof forcePathStyle !== 'boolean') {
     throw invalidArgument('`s3.forcePathStyle` must be a boolean')
   }
+  const presignSeconds = s3Field(s3, 'presignSeconds')
+  if (
+    presignSeconds !== undefined &&
+    presignSeconds !== null &&
+    (typeof presignSeconds !== 'number' || !NumberIsSafeInteger(presignSeconds) || presignSeconds < 0 || presignSeconds > MAX_PRESIGN_SECONDS)
+  ) {
+    throw invalidArgument(`\`s3.presignSeconds\` must be a whole number of seconds from 0 (no URL) to ${MAX_PRESIGN_SECONDS} (7 days)`)
+  }
   let accessKeyId = s3String(s3, 'accessKeyId')
   let secretAccessKey = s3String(s3, 'secretAccessKey')
   let sessionToken = s3String(s3, 'sessionToken')
@@ -61,6 +71,7 @@ function bucketOptions(s3) {
     endpoint: s3String(s3, 'endpoint') ?? fromEnv('AWS_ENDPOINT_URL_S3') ?? fromEnv('AWS_ENDPOINT_URL'),
     region: s3String(s3, 'region') ?? fromEnv('AWS_REGION') ?? fromEnv('AWS_DEFAULT_REGION'),
     forcePathStyle: forcePathStyle ?? undefined,
+    presignSeconds: presignSeconds ?? undefined,
     accessKeyId,
     secretAccessKey,
     sessionToken,

@@ -147,7 +147,7 @@ use names::*;
 use publish::*;
 
 pub use read::MAX_READ_BYTES;
-pub use s3::{ObjectStore, S3Options};
+pub use s3::{ObjectStore, PresignedUrl, S3Options};
 
 /// Free space a save leaves on the file system, at least (a tenth of the
 /// file system when that is less, for small ones).
@@ -488,6 +488,17 @@ impl ToolOutputStore {
     /// `s3://bucket/prefix/` URL.
     pub fn location(&self) -> String {
         self.dir.to_string_lossy().into_owned()
+    }
+
+    /// A saved file's `path` as notes name it: the path, and for a bucket
+    /// store that gives presigned URLs (`s3.presignSeconds`), a URL of the
+    /// object signed now ([`note::location`](crate::note::location) writes it).
+    pub fn noted_location(&self, path: &str) -> String {
+        let url = self
+            .bucket
+            .as_ref()
+            .and_then(|bucket| bucket.presigned_url(path));
+        crate::note::location(path, url.as_ref())
     }
 
     /// Whether the store keeps its files in a bucket.

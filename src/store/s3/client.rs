@@ -5,6 +5,7 @@ use std::fmt;
 use std::io::Read;
 use std::time::Duration;
 
+use jiff::{SignedDuration, Timestamp};
 use rusty_s3::actions::{CompleteMultipartUpload, CreateMultipartUpload, ListObjectsV2, S3Action};
 use rusty_s3::{Bucket, Credentials, UrlStyle};
 use ureq::http::Response;
@@ -300,6 +301,24 @@ impl Client {
                 _ => return Ok(listed),
             }
         }
+    }
+
+    /// A GET of the object signed now to stay valid `valid_for` (whole
+    /// seconds, at most 7 days), and when it stops working. Sends nothing.
+    pub fn presigned_get(&self, key: &str, valid_for: Duration) -> (String, Timestamp) {
+        // Whole seconds: X-Amz-Date has no fraction, so the URL's expiry is
+        // the signing second plus `valid_for`.
+        let now = Timestamp::now();
+        let signed_at = Timestamp::from_second(now.as_second()).unwrap_or(now);
+        let url = self
+            .bucket
+            .get_object(Some(&self.credentials), key)
+            .sign_with_time(valid_for, &signed_at);
+        let expires = SignedDuration::try_from(valid_for)
+            .ok()
+            .and_then(|d| signed_at.checked_add(d).ok())
+            .unwrap_or(signed_at);
+        (url.into(), expires)
     }
 
     pub fn delete(&self, key: &str) -> Result<(), Failure> {
