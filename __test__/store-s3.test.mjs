@@ -14,7 +14,7 @@ import crypto from 'node:crypto'
 import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { promisify } from 'node:util'
-import { loadBinding, bindingPath, corpus, b64, randomBytes, parseSavedNote, wasmCannot } from './fixtures/index.mjs'
+import { loadBinding, bindingPath, corpus, b64, makePng, randomBytes, parseSavedNote, wasmCannot } from './fixtures/index.mjs'
 import { findGarage, startGarage } from './fixtures/garage.mjs'
 
 const { ToolOutputStore, toContentAsync, convertToolResult, readSavedOutputTool } = loadBinding()
@@ -427,6 +427,13 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
     const jsonShown = /saved to (s3:\/\/\S+) \(presigned URL, valid until \S+: (\S+)\)\]/.exec(header)
     assert.ok(jsonShown, header.slice(0, 800))
     assert.deepEqual(JSON.parse(Buffer.from(await (await fetch(jsonShown[2])).arrayBuffer()).toString()), structured)
+    // The original of an image made to fit (9000 px wide: over the 8000 px limit).
+    const png = makePng(9000, 10)
+    const fitted = await toContentAsync({ type: 'image', data: b64(png), mimeType: 'image/png' }, { store })
+    const original = presignedIn(fitted.note)
+    assert.ok(original, fitted.note)
+    assert.match(fitted.note, /^\[Image resized to fit \(.*\): original image\/png 9000x10 px, .*; sent image\/png \d+x\d+ px, .*\]$/)
+    assert.ok(Buffer.from(await (await fetch(original.url)).arrayBuffer()).equals(png))
     // save() answers the location only (the URL is for notes).
     assert.match(store.save(Buffer.from('x')).path, /^s3:\/\/\S+$/)
   })
