@@ -48,6 +48,24 @@ impl Failure {
             Failure::Transport(_) => None,
         }
     }
+
+    /// Whether the server refused who asks: 401 or 403, or S3's 400 answers
+    /// to a session token it does not take (`ExpiredToken`, `InvalidToken`,
+    /// `TokenRefreshRequired`), which new credentials cure as they cure a 403.
+    pub fn refuses_credentials(&self) -> bool {
+        match self {
+            Failure::Status {
+                status: 401 | 403, ..
+            } => true,
+            Failure::Status {
+                code: Some(code), ..
+            } => matches!(
+                code.as_str(),
+                "ExpiredToken" | "InvalidToken" | "TokenRefreshRequired"
+            ),
+            Failure::Status { .. } | Failure::Transport(_) => false,
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -386,5 +404,23 @@ mod tests {
             "the server answered 403 InvalidAccessKeyId (No such key: GKnope)"
         );
         assert_eq!(error_of(502, "").to_string(), "the server answered 502");
+    }
+
+    #[test]
+    fn refused_credentials_are_told_apart() {
+        let token = |code: &str| {
+            error_of(
+                400,
+                &format!("<Error><Code>{code}</Code><Message>m</Message></Error>"),
+            )
+        };
+        assert!(error_of(403, "").refuses_credentials());
+        assert!(error_of(401, "").refuses_credentials());
+        assert!(token("ExpiredToken").refuses_credentials());
+        assert!(token("InvalidToken").refuses_credentials());
+        assert!(token("TokenRefreshRequired").refuses_credentials());
+        assert!(!token("InvalidRequest").refuses_credentials());
+        assert!(!error_of(500, "").refuses_credentials());
+        assert!(!Failure::Transport("cut".into()).refuses_credentials());
     }
 }

@@ -100,6 +100,7 @@ impl ObjectStore {
             action,
             location: self.at.object_url(key),
             status: failure.status(),
+            credentials_refused: failure.refuses_credentials(),
             reason: failure.to_string(),
         }
     }
