@@ -237,8 +237,9 @@ export interface ToolOutputStoreOptions {
    * the AWS environment: `endpoint` to `AWS_ENDPOINT_URL_S3`, then `AWS_ENDPOINT_URL` (else
    * `https://s3.<region>.amazonaws.com`), `region` to `AWS_REGION`, then `AWS_DEFAULT_REGION`
    * (else `us-east-1`), the credentials to `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
-   * `AWS_SESSION_TOKEN` (given as a pair or not at all). `forcePathStyle` defaults to true when
-   * an endpoint is given (self-hosted servers), false for AWS.
+   * `AWS_SESSION_TOKEN` (given as a pair or not at all; `sessionToken` only with the pair given
+   * here). `forcePathStyle` defaults to true when an endpoint is given (self-hosted servers),
+   * false for AWS.
    */
   s3?: S3StoreOptions
 }
@@ -250,6 +251,18 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean
   accessKeyId?: string
   secretAccessKey?: string
+  /**
+   * Seconds a presigned GET URL stays valid: a whole number from 1 to 604800 (7 days); 0 or
+   * absent, no URL. When set, each note naming a saved object gives the URL after its `s3://`
+   * location (`saved to s3://b/k (presigned URL, valid until <UTC time>: <url>)`). Anyone holding
+   * the URL reads the object until it expires, and notes go to the model provider.
+   */
+  presignSeconds?: number
+  /**
+   * The session token of temporary credentials (STS, SSO, a role), signed with the
+   * `accessKeyId` and `secretAccessKey` given beside it: without both, `INVALID_ARGUMENT`.
+   */
+  sessionToken?: string
 }
 
 /** Options of `ToolOutputStore.save` and `saveAsync`: what picks the file's extension. */

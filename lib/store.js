@@ -9,6 +9,8 @@ const { hostDir, isLatin1, nativeData, nativeWord, privateData } = require('./da
 
 const NumberIsSafeInteger = Number.isSafeInteger
 const StringPrototypeStartsWith = Function.prototype.call.bind(String.prototype.startsWith)
+/** SigV4's longest validity of a presigned URL: 7 days. */
+const MAX_PRESIGN_SECONDS = 604_800
 const NO_SAVE_OPTIONS = { mediaType: undefined, extension: undefined }
 const env = process.env
 
@@ -34,7 +36,9 @@ function s3String(s3, name) {
 /**
  * Where an `s3://` store's bucket is and who asks: the `s3` option, else the AWS SDKs'
  * environment variables (credentials only as a pair: a key from one place and a secret
- * from another would sign as nobody).
+ * from another would sign as nobody; a session token belongs to its key pair, so
+ * `s3.sessionToken` goes only with both keys given in `s3`, `AWS_SESSION_TOKEN` only with
+ * the pair from the environment).
  */
 function bucketOptions(s3) {
   if (s3 !== undefined && s3 !== null && typeof s3 !== 'object') throw invalidArgument('`s3` must be an object')
@@ -42,9 +46,22 @@ function bucketOptions(s3) {
   if (forcePathStyle !== undefined && forcePathStyle !== null && typeof forcePathStyle !== 'boolean') {
     throw invalidArgument('`s3.forcePathStyle` must be a boolean')
   }
+  const presignSeconds = s3Field(s3, 'presignSeconds')
+  if (
+    presignSeconds !== undefined &&
+    presignSeconds !== null &&
+    (typeof presignSeconds !== 'number' || !NumberIsSafeInteger(presignSeconds) || presignSeconds < 0 || presignSeconds > MAX_PRESIGN_SECONDS)
+  ) {
+    throw invalidArgument(`\`s3.presignSeconds\` must be a whole number of seconds from 0 (no URL) to ${MAX_PRESIGN_SECONDS} (7 days)`)
+  }
   let accessKeyId = s3String(s3, 'accessKeyId')
   let secretAccessKey = s3String(s3, 'secretAccessKey')
-  let sessionToken
+  let sessionToken = s3String(s3, 'sessionToken')
+  if (sessionToken !== undefined && (accessKeyId === undefined || secretAccessKey === undefined)) {
+    throw invalidArgument(
+      '`s3.sessionToken` is given without `s3.accessKeyId` and `s3.secretAccessKey`: a session token signs only with the key pair it was issued with, so give the three together (or all three in AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN)',
+    )
+  }
   if (accessKeyId === undefined && secretAccessKey === undefined) {
     accessKeyId = fromEnv('AWS_ACCESS_KEY_ID')
     secretAccessKey = fromEnv('AWS_SECRET_ACCESS_KEY')
@@ -54,6 +71,7 @@ function bucketOptions(s3) {
     endpoint: s3String(s3, 'endpoint') ?? fromEnv('AWS_ENDPOINT_URL_S3') ?? fromEnv('AWS_ENDPOINT_URL'),
     region: s3String(s3, 'region') ?? fromEnv('AWS_REGION') ?? fromEnv('AWS_DEFAULT_REGION'),
     forcePathStyle: forcePathStyle ?? undefined,
+    presignSeconds: presignSeconds ?? undefined,
     accessKeyId,
     secretAccessKey,
     sessionToken,

@@ -190,7 +190,7 @@ function structuredText(how, view, settings, saved, result) {
   /** @param {import('./binding/binding.d.ts').SavedFile | null} file */
   const withHeader = (file, error) => {
     if (file !== null) append(saved, { path: file.path, byteLength: file.byteLength, mediaType: file.mediaType })
-    const header = native.structuredHeader(view.repeats, view.base64, file === null ? null : file.path, file === null ? null : file.byteLength, error)
+    const header = native.structuredHeader(result, view.repeats, view.base64, file === null ? null : file.path, file === null ? null : file.byteLength, error)
     return textOrLong(`${header}\n`, view.json, 'application/json', settings)
   }
   if (view.whole === undefined) return withHeader(null, null)

@@ -208,6 +208,7 @@ impl<'p> Conversion<'p> {
                 &reason,
                 save_original(&data, &media_type, store, None),
                 notes(style, profile),
+                store,
             ),
             Plan::SaveText {
                 data,
@@ -332,6 +333,7 @@ impl<'p> Conversion<'p> {
                 reason,
                 save_original(&data, media_type, store, saved_original),
                 notes(self.style, self.profile),
+                store,
             ),
             Err(error) => {
                 let problem = format!("invalid base64 data ({error})");
@@ -381,11 +383,23 @@ impl Fitting<'_, '_> {
                     problem: error.to_string(),
                 };
                 let saved = save_original(data, self.media_type, store, self.saved_original);
-                return spill(data, self.media_type, self.label, &reason, saved, notes);
+                return spill(
+                    data,
+                    self.media_type,
+                    self.label,
+                    &reason,
+                    saved,
+                    notes,
+                    store,
+                );
             }
         };
         let byte_length = data.len() as u64;
         let saved_path = save_original(data, self.media_type, store, self.saved_original);
+        let noted = match &saved_path {
+            Ok(path) => Ok(store.noted_location(path)),
+            Err(error) => Err(error.as_str()),
+        };
         // The reason names the source's pixel size, whatever was measured
         // before (a first fit's output, for the many-image rule).
         let reason = reason.map(|r| r.with_pixel_size(fitted.source_width, fitted.source_height));
@@ -406,7 +420,7 @@ impl Fitting<'_, '_> {
                 byte_length: fitted.bytes.len() as u64,
             },
             fitted.first_frame,
-            saved_path.as_deref().map_err(String::as_str),
+            noted.as_deref().map_err(|error| *error),
         );
         let sent_extension = media_type::extension(fitted.media_type);
         Converted {
@@ -680,8 +694,8 @@ fn save_original(
         .map_err(|error| error.to_string())
 }
 
-/// The note for a part saved (`saved`: [`save_original`]'s answer) rather
-/// than sent, with the reason.
+/// The note for a part saved (`saved`: [`save_original`]'s answer, in
+/// `store`) rather than sent, with the reason.
 fn spill(
     data: &Data,
     media_type: &str,
@@ -689,14 +703,18 @@ fn spill(
     reason: &Reason,
     saved: Result<String, String>,
     notes: Notes,
+    store: &ToolOutputStore,
 ) -> Converted {
     let byte_length = data.len() as u64;
     let noun = notes.deferred_noun(media_type, reason);
     match saved {
         Ok(path) => {
+            let location = store.noted_location(&path);
             let text = match noun {
-                Some(noun) => note::not_shown_saved(media_type, noun, byte_length, reason, &path),
-                None => note::saved(label, media_type, byte_length, reason, &path),
+                Some(noun) => {
+                    note::not_shown_saved(media_type, noun, byte_length, reason, &location)
+                }
+                None => note::saved(label, media_type, byte_length, reason, &location),
             };
             Converted {
                 part: ModelPart::Text(text),
@@ -796,7 +814,7 @@ fn spill_text(
         media_type: media_type.to_string(),
     });
     Converted {
-        part: ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved)),
+        part: ModelPart::Text(header + &text_cap::with_note(&preview, &whole, saved, store)),
         attached: None,
         saved: file,
         note: None,

@@ -107,6 +107,21 @@ fn escaped(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Where a saved file is, as every note names it: its path (a folder's
+/// file, or `s3://bucket/key`), and with a presigned URL, `<path>
+/// (presigned URL, valid until <RFC 3339 time>: <url>)`. The URL is
+/// never escaped or cut (a cut URL is no URL): rusty-s3 percent-encodes the
+/// key and the query, so it holds no space, bracket, parenthesis or `;`.
+pub fn location(path: &str, url: Option<&crate::store::PresignedUrl>) -> String {
+    match url {
+        None => path.to_string(),
+        Some(url) => format!(
+            "{path} (presigned URL, valid until {}: {})",
+            url.expires, url.url
+        ),
+    }
+}
+
 /// `[Resource <uri> (<mediaType>)]\n<text>`
 pub fn text(label: Label, media_type: &str, text: &str) -> String {
     let mut note = text_header(label, media_type, None);
@@ -626,6 +641,38 @@ mod tests {
     use super::*;
     use crate::budget::ManyImagesRule;
     use crate::route::{PixelExcess, SizeExcess};
+
+    #[test]
+    fn a_location_with_a_presigned_url() {
+        let path = "s3://spills/a/tool_1764481234567_000042_0000012345.zip";
+        assert_eq!(location(path, None), path);
+        let url = crate::store::PresignedUrl {
+            url: "https://s3.example/spills/a/tool_1.zip?X-Amz-Signature=ab".into(),
+            expires: "2026-12-02T17:00:00Z".into(),
+        };
+        let shown = location(path, Some(&url));
+        assert_eq!(
+            shown,
+            format!(
+                "{path} (presigned URL, valid until 2026-12-02T17:00:00Z: {})",
+                url.url
+            )
+        );
+        let note = saved(
+            Label::Media,
+            "application/zip",
+            3,
+            &Reason::NotAccepted {
+                media_type: "application/zip".into(),
+                declared: None,
+            },
+            &shown,
+        );
+        assert_eq!(
+            note,
+            format!("[Binary media (application/zip, 3 bytes): application/zip is not accepted; saved to {shown}]")
+        );
+    }
 
     /// `[Resource link <uri> (<details>): <why>]` and the description on the
     /// next line, as [`resource_link`] writes them.

@@ -128,16 +128,18 @@ pub fn bound(
     let saved = store.save(text.as_bytes(), extension);
     let file = saved.as_ref().ok().cloned();
     Some(Bounded {
-        text: with_note(&preview, &LineCounter::of(text.as_bytes()), saved),
+        text: with_note(&preview, &LineCounter::of(text.as_bytes()), saved, store),
         saved: file,
     })
 }
 
-/// The preview followed by the note on the whole text (`whole` counts it).
+/// The preview followed by the note on the whole text (`whole` counts it,
+/// `saved` in `store`).
 pub fn with_note(
     preview: &Preview,
     whole: &LineCounter,
     saved: Result<crate::store::Saved, crate::store::StoreError>,
+    store: &ToolOutputStore,
 ) -> String {
     let mut out = String::with_capacity(preview.text.len() + 200);
     out.push_str(preview.text);
@@ -145,7 +147,9 @@ pub fn with_note(
         out.push('\n');
     }
     let path = match &saved {
-        Ok(saved) => Ok(saved.path.to_string_lossy()),
+        Ok(saved) => Ok(std::borrow::Cow::Owned(
+            store.noted_location(&saved.path.to_string_lossy()),
+        )),
         Err(error) => Err(error.to_string()),
     };
     out.push_str(&note::truncated(

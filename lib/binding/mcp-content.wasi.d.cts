@@ -50,6 +50,11 @@ export interface BucketOptions {
   accessKeyId?: string
   secretAccessKey?: string
   sessionToken?: string
+  /**
+   * Seconds a note's presigned URL of a saved object stays valid (the
+   * entry checked it is a whole number within SigV4's 7 days; 0: none).
+   */
+  presignSeconds?: number
 }
 
 /** What the bytes are, set against the declared media type. */
@@ -341,10 +346,10 @@ export declare function storeSaveSync(store: StoreHandle, data: string | Uint8Ar
 
 /**
  * The line above the model's JSON when strings were left out (`null` when
- * none was): `savedPath` and `savedByteLength` name the whole JSON, or
- * `saveError` says why it could not be saved.
+ * none was): `savedPath` and `savedByteLength` name the whole JSON the
+ * store of `settings` saved, or `saveError` says why it could not be saved.
  */
-export declare function structuredHeader(repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null): string | null
+export declare function structuredHeader(settings: SettingsHandle | ResultHandle, repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null): string | null
 
 /** Strings of `structuredContent` shorter than this stay as they are. */
 export declare function structuredLongStringChars(): number

@@ -56,6 +56,9 @@ pub struct BucketOptions {
     pub access_key_id: Option<String>,
     pub secret_access_key: Option<String>,
     pub session_token: Option<String>,
+    /// Seconds a note's presigned URL of a saved object stays valid (the
+    /// entry checked it is a whole number within SigV4's 7 days; 0: none).
+    pub presign_seconds: Option<u32>,
 }
 
 impl From<BucketOptions> for S3Options {
@@ -67,6 +70,7 @@ impl From<BucketOptions> for S3Options {
             access_key_id: bucket.access_key_id,
             secret_access_key: bucket.secret_access_key,
             session_token: bucket.session_token,
+            presign_seconds: bucket.presign_seconds,
         }
     }
 }

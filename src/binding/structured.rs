@@ -8,6 +8,7 @@ use napi_derive::napi;
 
 use super::args::{number_arg, string_arg, DataArg};
 use super::guarded;
+use super::settings::settings_of;
 use crate::json;
 
 /// Strings of `structuredContent` shorter than this stay as they are.
@@ -38,13 +39,14 @@ pub fn structured_marker(
 }
 
 /// The line above the model's JSON when strings were left out (`null` when
-/// none was): `savedPath` and `savedByteLength` name the whole JSON, or
-/// `saveError` says why it could not be saved.
+/// none was): `savedPath` and `savedByteLength` name the whole JSON the
+/// store of `settings` saved, or `saveError` says why it could not be saved.
 #[napi(
     catch_unwind,
-    ts_args_type = "repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null"
+    ts_args_type = "settings: SettingsHandle | ResultHandle, repeats: number, base64: number, savedPath: string | null, savedByteLength: number | null, saveError: string | null"
 )]
 pub fn structured_header(
+    settings: Unknown,
     repeats: Option<Unknown>,
     base64: Option<Unknown>,
     saved_path: Option<Unknown>,
@@ -54,7 +56,8 @@ pub fn structured_header(
     let count = |value, name| number_arg(value, name).map(|n| n.unwrap_or(0.0) as usize);
     let repeats = count(repeats, "repeats")?;
     let base64 = count(base64, "base64")?;
-    let path = string_arg(saved_path, "savedPath")?;
+    let store = settings_of(&settings)?.store;
+    let path = string_arg(saved_path, "savedPath")?.map(|path| store.noted_location(&path));
     let byte_length = number_arg(saved_byte_length, "savedByteLength")?.unwrap_or(0.0) as u64;
     let error = string_arg(save_error, "saveError")?;
     let whole = match (&path, &error) {

@@ -110,7 +110,8 @@
 //! | `STORE_NOT_FOUND`         | `read` of an own name no file has (removed, expired)       |
 //! | `STORE_S3_UNAVAILABLE`    | an `s3://` store in a build without the S3 client (wasm)   |
 //! | `STORE_IO`                | any other I/O error, or an object store's failure other    |
-//! |                           | than refused credentials (`STORE_PERMISSION_DENIED`)        |
+//! |                           | than refused credentials (`STORE_PERMISSION_DENIED`: 401,  |
+//! |                           | 403, or a session token refused as expired or invalid)     |
 //!
 //! # Reading back
 //!
@@ -147,7 +148,7 @@ use names::*;
 use publish::*;
 
 pub use read::MAX_READ_BYTES;
-pub use s3::{ObjectStore, S3Options};
+pub use s3::{ObjectStore, PresignedUrl, S3Options};
 
 /// Free space a save leaves on the file system, at least (a tenth of the
 /// file system when that is less, for small ones).
@@ -217,11 +218,14 @@ pub enum StoreError {
     /// An `s3://` store, in a build without the S3 client.
     S3Unavailable,
     /// An object store request failed while doing `action` on `location`
-    /// (`status`: the server's answer, `None` when there was none).
+    /// (`status`: the server's answer, `None` when there was none;
+    /// `credentials_refused`: the answer refused who asks, see
+    /// `s3::client::Failure::refuses_credentials`).
     Remote {
         action: &'static str,
         location: String,
         status: Option<u16>,
+        credentials_refused: bool,
         reason: String,
     },
     /// An OS call failed while doing `action` on `path`.
@@ -243,10 +247,11 @@ impl StoreError {
             StoreError::NotOwnFile { .. } => "STORE_NOT_OWN_FILE",
             StoreError::NotFound { .. } => "STORE_NOT_FOUND",
             StoreError::S3Unavailable => "STORE_S3_UNAVAILABLE",
-            StoreError::Remote { status, .. } => match status {
-                Some(401 | 403) => "STORE_PERMISSION_DENIED",
-                _ => "STORE_IO",
-            },
+            StoreError::Remote {
+                credentials_refused: true,
+                ..
+            } => "STORE_PERMISSION_DENIED",
+            StoreError::Remote { .. } => "STORE_IO",
             StoreError::Io { action, source, .. } => match source.kind() {
                 io::ErrorKind::PermissionDenied => "STORE_PERMISSION_DENIED",
                 io::ErrorKind::StorageFull
@@ -488,6 +493,17 @@ impl ToolOutputStore {
     /// `s3://bucket/prefix/` URL.
     pub fn location(&self) -> String {
         self.dir.to_string_lossy().into_owned()
+    }
+
+    /// A saved file's `path` as notes name it: the path, and for a bucket
+    /// store that gives presigned URLs (`s3.presignSeconds`), a URL of the
+    /// object signed now ([`note::location`](crate::note::location) writes it).
+    pub fn noted_location(&self, path: &str) -> String {
+        let url = self
+            .bucket
+            .as_ref()
+            .and_then(|bucket| bucket.presigned_url(path));
+        crate::note::location(path, url.as_ref())
     }
 
     /// Whether the store keeps its files in a bucket.

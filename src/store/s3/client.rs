@@ -5,6 +5,7 @@ use std::fmt;
 use std::io::Read;
 use std::time::Duration;
 
+use jiff::{SignedDuration, Timestamp};
 use rusty_s3::actions::{CompleteMultipartUpload, CreateMultipartUpload, ListObjectsV2, S3Action};
 use rusty_s3::{Bucket, Credentials, UrlStyle};
 use ureq::http::Response;
@@ -45,6 +46,24 @@ impl Failure {
         match self {
             Failure::Status { status, .. } => Some(*status),
             Failure::Transport(_) => None,
+        }
+    }
+
+    /// Whether the server refused who asks: 401 or 403, or S3's 400 answers
+    /// to a session token it does not take (`ExpiredToken`, `InvalidToken`,
+    /// `TokenRefreshRequired`), which new credentials cure as they cure a 403.
+    pub fn refuses_credentials(&self) -> bool {
+        match self {
+            Failure::Status {
+                status: 401 | 403, ..
+            } => true,
+            Failure::Status {
+                code: Some(code), ..
+            } => matches!(
+                code.as_str(),
+                "ExpiredToken" | "InvalidToken" | "TokenRefreshRequired"
+            ),
+            Failure::Status { .. } | Failure::Transport(_) => false,
         }
     }
 }
@@ -302,6 +321,24 @@ impl Client {
         }
     }
 
+    /// A GET of the object signed now to stay valid `valid_for` (whole
+    /// seconds, at most 7 days), and when it stops working. Sends nothing.
+    pub fn presigned_get(&self, key: &str, valid_for: Duration) -> (String, Timestamp) {
+        // Whole seconds: X-Amz-Date has no fraction, so the URL's expiry is
+        // the signing second plus `valid_for`.
+        let now = Timestamp::now();
+        let signed_at = Timestamp::from_second(now.as_second()).unwrap_or(now);
+        let url = self
+            .bucket
+            .get_object(Some(&self.credentials), key)
+            .sign_with_time(valid_for, &signed_at);
+        let expires = SignedDuration::try_from(valid_for)
+            .ok()
+            .and_then(|d| signed_at.checked_add(d).ok())
+            .unwrap_or(signed_at);
+        (url.into(), expires)
+    }
+
     pub fn delete(&self, key: &str) -> Result<(), Failure> {
         let url = self
             .bucket
@@ -367,5 +404,23 @@ mod tests {
             "the server answered 403 InvalidAccessKeyId (No such key: GKnope)"
         );
         assert_eq!(error_of(502, "").to_string(), "the server answered 502");
+    }
+
+    #[test]
+    fn refused_credentials_are_told_apart() {
+        let token = |code: &str| {
+            error_of(
+                400,
+                &format!("<Error><Code>{code}</Code><Message>m</Message></Error>"),
+            )
+        };
+        assert!(error_of(403, "").refuses_credentials());
+        assert!(error_of(401, "").refuses_credentials());
+        assert!(token("ExpiredToken").refuses_credentials());
+        assert!(token("InvalidToken").refuses_credentials());
+        assert!(token("TokenRefreshRequired").refuses_credentials());
+        assert!(!token("InvalidRequest").refuses_credentials());
+        assert!(!error_of(500, "").refuses_credentials());
+        assert!(!Failure::Transport("cut".into()).refuses_credentials());
     }
 }

@@ -34,9 +34,21 @@ pub use store::ObjectStore;
 
 pub use location::{looks_like_url, BucketPrefix};
 
+/// A time-limited HTTPS URL of a saved object (a presigned GET): anyone
+/// holding it reads the object until `expires`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresignedUrl {
+    pub url: String,
+    /// When it stops working, in RFC 3339 UTC (`2026-12-02T17:00:00Z`).
+    pub expires: String,
+}
+
 /// Parts of a multipart upload, and the size up to which one PUT is used:
 /// above S3's 5 MiB minimum part, and the most a streamed save buffers.
 pub const PART_SIZE: usize = 8 * 1024 * 1024;
+
+/// The longest a presigned URL may be valid: SigV4's 7 days.
+pub const MAX_PRESIGN_SECONDS: u32 = 7 * 24 * 60 * 60;
 
 /// Where the bucket is and who is asking, as the caller gave them (the JS
 /// entry fills the defaults from the AWS environment variables).
@@ -53,6 +65,9 @@ pub struct S3Options {
     pub access_key_id: Option<String>,
     pub secret_access_key: Option<String>,
     pub session_token: Option<String>,
+    /// Seconds a presigned HTTPS URL of a saved object stays valid, given in
+    /// its notes beside the `s3://` location; `None` or 0: no URL.
+    pub presign_seconds: Option<u32>,
 }
 
 /// The store of a build without an S3 client: no value exists.
@@ -63,7 +78,7 @@ pub enum ObjectStore {}
 #[cfg(not(all(feature = "s3", not(target_family = "wasm"))))]
 mod unavailable {
     use super::super::{KeptFiles, Removed, Saved, StoreError};
-    use super::{ObjectStore, S3Options};
+    use super::{ObjectStore, PresignedUrl, S3Options};
     use std::io::{self, Write};
     use std::time::Duration;
 
@@ -102,6 +117,9 @@ mod unavailable {
             match *self {}
         }
         pub fn cleanup(&self, _: Duration) -> Result<Vec<Removed>, StoreError> {
+            match *self {}
+        }
+        pub fn presigned_url(&self, _: &str) -> Option<PresignedUrl> {
             match *self {}
         }
     }

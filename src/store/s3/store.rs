@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::client::{Client, Endpoint, Failure};
 use super::location::BucketPrefix;
 use super::upload::{Multipart, Sink, SinkFailure, Written};
-use super::{S3Options, PART_SIZE};
+use super::{PresignedUrl, S3Options, MAX_PRESIGN_SECONDS, PART_SIZE};
 use crate::store::{
     check_extension, final_name, next_id, KeptFiles, Removed, Saved, StoreError, ACTION_PRODUCE,
     FILE_PREFIX, ID_GROUPS, MAX_ATTEMPTS,
@@ -26,6 +26,8 @@ const DEFAULT_REGION: &str = "us-east-1";
 pub struct ObjectStore {
     at: BucketPrefix,
     client: Client,
+    /// How long the presigned URL a note gives stays valid; `None`: no URL.
+    presign: Option<Duration>,
 }
 
 impl ObjectStore {
@@ -57,8 +59,35 @@ impl ObjectStore {
             secret_access_key,
             session_token: given(&options.session_token),
         };
+        let presign = match options.presign_seconds {
+            None | Some(0) => None,
+            Some(seconds @ 1..=MAX_PRESIGN_SECONDS) => Some(Duration::from_secs(seconds.into())),
+            Some(seconds) => {
+                return Err(StoreError::InvalidOption(format!(
+                    "s3.presignSeconds must be from 0 (no URL) to {MAX_PRESIGN_SECONDS} \
+                     (7 days, the longest SigV4 allows), got {seconds}"
+                )))
+            }
+        };
         let client = Client::new(&at.bucket, &endpoint).map_err(StoreError::InvalidOption)?;
-        Ok(ObjectStore { at, client })
+        Ok(ObjectStore {
+            at,
+            client,
+            presign,
+        })
+    }
+
+    /// A presigned HTTPS URL of the own object `location` names, signed now,
+    /// when the store gives them (`presign_seconds`); `None` otherwise, and
+    /// for any location that is not one of its own objects.
+    pub fn presigned_url(&self, location: &str) -> Option<PresignedUrl> {
+        let valid_for = self.presign?;
+        let key = self.at.own_key(location).ok()?;
+        let (url, expires) = self.client.presigned_get(&key, valid_for);
+        Some(PresignedUrl {
+            url,
+            expires: expires.to_string(),
+        })
     }
 
     /// `s3://bucket/prefix/`.
@@ -71,6 +100,7 @@ impl ObjectStore {
             action,
             location: self.at.object_url(key),
             status: failure.status(),
+            credentials_refused: failure.refuses_credentials(),
             reason: failure.to_string(),
         }
     }
@@ -358,6 +388,52 @@ mod tests {
         let err = ObjectStore::new("s3://spills/a", &options).unwrap_err();
         assert_eq!(err.code(), "INVALID_ARGUMENT");
         assert!(err.to_string().contains("is not a URL"), "{err}");
+    }
+
+    #[test]
+    fn presigned_urls_of_own_objects_when_asked() {
+        const OWN: &str = "s3://spills/a/tool_1764481234567_000042_0000012345.png";
+        let with = |presign_seconds| S3Options {
+            endpoint: Some("http://127.0.0.1:1".into()),
+            access_key_id: Some("GKkey".into()),
+            secret_access_key: Some("secret".into()),
+            presign_seconds,
+            ..S3Options::default()
+        };
+        for off in [None, Some(0)] {
+            let store = ObjectStore::new("s3://spills/a", &with(off)).unwrap();
+            assert_eq!(store.presigned_url(OWN), None);
+        }
+        let store = ObjectStore::new("s3://spills/a", &with(Some(3600))).unwrap();
+        let url = store.presigned_url(OWN).unwrap();
+        assert!(
+            url.url.starts_with(
+                "http://127.0.0.1:1/spills/a/tool_1764481234567_000042_0000012345.png?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=GKkey%2F"
+            ),
+            "{}",
+            url.url
+        );
+        assert!(url.url.contains("&X-Amz-Expires=3600&"), "{}", url.url);
+        assert!(
+            !url.url.contains(['(', ')', '[', ']', ';', ' ']),
+            "{}",
+            url.url
+        );
+        // `2026-12-02T17:00:00Z`: whole seconds, UTC.
+        assert_eq!(url.expires.len(), 20, "{}", url.expires);
+        assert!(url.expires.ends_with('Z'), "{}", url.expires);
+        // Never for what is not an own object of the store.
+        for other in [
+            "s3://spills/b/tool_1764481234567_000042_0000012345.png",
+            "s3://spills/a/secret.txt",
+            "/tmp/tool_1764481234567_000042_0000012345.png",
+        ] {
+            assert_eq!(store.presigned_url(other), None, "{other}");
+        }
+        assert!(ObjectStore::new("s3://spills/a", &with(Some(604_800))).is_ok());
+        let err = ObjectStore::new("s3://spills/a", &with(Some(604_801))).unwrap_err();
+        assert_eq!(err.code(), "INVALID_ARGUMENT");
+        assert!(err.to_string().contains("604800"), "{err}");
     }
 
     #[test]
