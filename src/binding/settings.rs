@@ -132,7 +132,7 @@ fn fit_arg(
 ///   arena, so with the thread pool's arenas the process would grow past
 ///   the fitting budget (`image_fit::Budget`) with memory no fit holds: 16
 ///   fits of 3000x3000 on 16 threads under a 200 MiB budget peaked at 505
-///   MiB resident, and at 107-126 MiB with this;
+///   MiB resident, and at 199-207 MiB with this (docs/images.md);
 /// - an arena gives back the free memory at its top only beyond 16 MiB,
 ///   twice the size above, as glibc sets it itself when it raises that
 ///   size. Fixing one size stops glibc adjusting the other, which stays at
