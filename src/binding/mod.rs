@@ -8,7 +8,8 @@
 //! One file per concern: `args` (reading JS values), `answer` (building
 //! them), `settings` (options into a handle that owns its store), `media`
 //! (`toContent`'s media parts), `result` (whole tool results), `text`,
-//! `store`, `notes`, `checks`, `structured`. A conversion has a sync export
+//! `store`, `notes`, `checks`, `structured`; `allocator` (glibc tuned for
+//! images made to fit). A conversion has a sync export
 //! (`...Sync`), an async one (a promise of the work done on the libuv thread
 //! pool, from data copied first) and, where the entry converts small parts
 //! on the spot, an inline one (sync, `undefined` when a disk write is
@@ -37,6 +38,8 @@ use napi::Env;
 use crate::save::SaveError;
 use crate::store::StoreError;
 
+#[cfg(target_os = "linux")]
+mod allocator;
 #[macro_use]
 mod answer;
 mod args;
@@ -48,6 +51,10 @@ mod settings;
 mod store;
 mod structured;
 mod text;
+
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: allocator::HugePagesForLargeBuffers = allocator::HugePagesForLargeBuffers;
 
 /// Errors thrown to JS carry one of these stable codes in `err.code`.
 mod code {

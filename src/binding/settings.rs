@@ -115,58 +115,14 @@ fn fit_arg(
             ))
         }
     };
+    #[cfg(target_os = "linux")]
     if enabled {
-        set_allocator_sizes();
+        super::allocator::prepare_for_fits();
     }
     Ok(FitImages {
         enabled,
         max_long_side,
     })
-}
-
-/// Sets glibc's allocator, once, before the first image is fitted:
-///
-/// - every buffer of 8 MiB or more is mapped, and given back to the system
-///   when it is freed. glibc otherwise raises that size as large buffers are
-///   freed (up to 32 MiB) and keeps what a thread frees in that thread's
-///   arena, so with the thread pool's arenas the process would grow past
-///   the fitting budget (`image_fit::Budget`) with memory no fit holds: 16
-///   fits of 3000x3000 on 16 threads under a 200 MiB budget peaked at 505
-///   MiB resident, and at 199-207 MiB with this (docs/images.md);
-/// - an arena gives back the free memory at its top only beyond 16 MiB,
-///   twice the size above, as glibc sets it itself when it raises that
-///   size. Fixing one size stops glibc adjusting the other, which stays at
-///   128 KiB: every conversion of a part of 100 KB or more then grew the
-///   heap and gave it back (`brk` twice, its pages faulted in and zeroed
-///   again), which made it up to twice as slow, or more for the largest
-///   images, by the order of earlier calls (a sync call after the first
-///   async one, on Bun).
-fn set_allocator_sizes() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        static ONCE: std::sync::Once = std::sync::Once::new();
-        ONCE.call_once(|| {
-            extern "C" {
-                fn mallopt(
-                    param: std::os::raw::c_int,
-                    value: std::os::raw::c_int,
-                ) -> std::os::raw::c_int;
-            }
-            /// glibc's `M_TRIM_THRESHOLD` and `M_MMAP_THRESHOLD` (malloc.h).
-            const M_TRIM_THRESHOLD: std::os::raw::c_int = -1;
-            const M_MMAP_THRESHOLD: std::os::raw::c_int = -3;
-            const MAPPED_FROM: std::os::raw::c_int = 8 << 20;
-            // SAFETY: `mallopt` (glibc, the allocator of Rust's `System`
-            // allocator and of the host) takes two integers and changes
-            // only the sizes from which allocations are mapped and free
-            // memory is given back, under the allocator's own lock; memory
-            // in use is not touched.
-            unsafe {
-                mallopt(M_MMAP_THRESHOLD, MAPPED_FROM);
-                mallopt(M_TRIM_THRESHOLD, 2 * MAPPED_FROM);
-            }
-        });
-    }
 }
 
 /// The text cap a `maxTextTokens` argument asks for.

@@ -164,6 +164,25 @@ impl Drop for Permit<'_> {
     }
 }
 
+/// What gives the memory a fit freed back to the system, set once by the
+/// host: the C allocator is the Node-API layer's to call (`binding::allocator`).
+static GIVE_BACK_FREED: OnceLock<fn()> = OnceLock::new();
+
+/// Sets what [`give_back_freed`] calls; the first call wins.
+pub fn set_give_back_freed(give_back: fn()) {
+    let _ = GIVE_BACK_FREED.set(give_back);
+}
+
+/// Called once a fit has freed everything it held. glibc keeps what a
+/// thread frees in that thread's arena, where the budget no longer counts
+/// it and other threads cannot use it: after fits on many threads the
+/// process would hold the sum.
+pub fn give_back_freed() {
+    if let Some(give_back) = GIVE_BACK_FREED.get() {
+        give_back();
+    }
+}
+
 fn out_of_memory(bytes: usize) -> impl Fn(TryReserveError) -> FitError {
     move |_| FitError::OutOfMemory {
         bytes: bytes as u64,

@@ -19,7 +19,7 @@ mod tiff;
 use image::metadata::Orientation;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
-pub use memory::{Budget, BUDGET_VARIABLE, DEFAULT_BUDGET};
+pub use memory::{set_give_back_freed, Budget, BUDGET_VARIABLE, DEFAULT_BUDGET};
 
 /// Whether images are made to fit (`fitImages`, default on) and the
 /// longest side wanted (`maxLongSide`), whatever the provider takes.
@@ -146,6 +146,19 @@ pub fn fit(bytes: &[u8], target: &Target, animated: bool) -> Result<Fitted, FitE
 
 /// [`fit`], its memory taken from `budget`.
 pub fn fit_within(
+    bytes: &[u8],
+    target: &Target,
+    animated: bool,
+    budget: &Budget,
+) -> Result<Fitted, FitError> {
+    let fitted = fit_holding(bytes, target, animated, budget);
+    // Everything the fit held is freed now.
+    memory::give_back_freed();
+    fitted
+}
+
+/// [`fit_within`], before what it freed is given back.
+fn fit_holding(
     bytes: &[u8],
     target: &Target,
     animated: bool,
