@@ -22,9 +22,9 @@ pub const WHOLE_CHECK_LEN: usize = 64 * 1024 * 1024;
 /// walk (its CRCs) and the decode check after it each read every byte, so
 /// sparse reads decode it twice (half the time of a 100 KB PNG). From
 /// here on they save a decoded copy as large as the image, held besides
-/// its string. Unit tests read sparsely from any length, so the sparse
-/// readers are tested on small data.
-const SPARSE_FROM: usize = if cfg!(test) { 0 } else { 8 << 20 };
+/// its string. Unit tests and fuzz targets read sparsely from any length,
+/// so the sparse readers are tested on small data.
+const SPARSE_FROM: usize = if cfg!(any(test, fuzzing)) { 0 } else { 8 << 20 };
 
 /// A part's data as the caller handed it over.
 #[derive(Debug, Clone, Copy)]

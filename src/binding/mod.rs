@@ -8,8 +8,8 @@
 //! One file per concern: `args` (reading JS values), `answer` (building
 //! them), `settings` (options into a handle that owns its store), `media`
 //! (`toContent`'s media parts), `result` (whole tool results), `text`,
-//! `store`, `notes`, `checks`, `structured`; `allocator` (glibc tuned for
-//! images made to fit). A conversion has a sync export
+//! `store`, `notes`, `checks`, `structured`; `allocator` (the system's, tuned
+//! for large buffers and images made to fit). A conversion has a sync export
 //! (`...Sync`), an async one (a promise of the work done on the libuv thread
 //! pool, from data copied first) and, where the entry converts small parts
 //! on the spot, an inline one (sync, `undefined` when a disk write is
