@@ -147,9 +147,9 @@ impl<'a> Data<'a> {
 
     /// A reader of the data that decodes only what is read, for base64 not
     /// decoded yet whose layout lets any part decode alone (one line, or
-    /// equal lines), of a length checked whole and from `SPARSE_FROM` on. A check that reads a few
-    /// bytes here and there (a PNG's chunk headers) then sees what
-    /// `check_window` shows without a full decode. `None` when the bytes
+    /// equal lines), of a length checked whole and at least `SPARSE_FROM`.
+    /// A check that reads a few bytes here and there (a PNG's chunk
+    /// headers) then sees what `check_window` shows without a full decode. `None` when the bytes
     /// are at hand (raw, or decoded) or cannot be read that way.
     pub fn sparse(&self) -> Option<SparseBase64<'a>> {
         match (&self.source, self.full.get()) {
