@@ -107,6 +107,20 @@ pub fn classify_data(
     declared: Option<String>,
     charset: Option<&'static Encoding>,
 ) -> Classification {
+    let mut c = classify_data_undecoded(data, declared, charset);
+    check_decodes(data, &mut c);
+    c
+}
+
+/// [`classify_data`] without an image's decode check, the one step that
+/// reads every byte of it: a caller that will not attach the image as it
+/// is (it is made to fit, or saved) need not run it first, and
+/// [`check_decodes`] runs it later.
+pub fn classify_data_undecoded(
+    data: &Data,
+    declared: Option<String>,
+    charset: Option<&'static Encoding>,
+) -> Classification {
     let mut c = Classification {
         kind: Kind::Empty,
         media_type: declared.clone().unwrap_or_else(|| OCTET_STREAM.into()),
@@ -227,17 +241,6 @@ fn classify_sniffed(
                 },
                 Err(defect) => c.defect = Some(defect),
             }
-            if c.defect.is_none() {
-                // A repaired PNG's copy is what is sent: it is what must decode.
-                c.defect = match &c.repair {
-                    Some(repair) => decode_check::decode_all(
-                        sniffed.media_type,
-                        std::io::Cursor::new(repair.apply(data.full())),
-                    ),
-                    None => decodes(data, sniffed.media_type, c.dimensions),
-                }
-                .err();
-            }
             c.animated = is_animated(data, sniffed.media_type);
         }
         Kind::Pdf => {
@@ -256,6 +259,27 @@ fn classify_sniffed(
         }
         _ => {}
     }
+}
+
+/// Whether [`check_decodes`] has work: an image with no defect found yet.
+pub fn decode_check_pending(c: &Classification) -> bool {
+    c.kind == Kind::Image && c.defect.is_none() && c.sniffed_media_type.is_some()
+}
+
+/// An image's decode check, which [`classify_data_undecoded`] leaves out:
+/// what fails to decode becomes its defect.
+pub fn check_decodes(data: &Data, c: &mut Classification) {
+    let Some(media_type) = c.sniffed_media_type.filter(|_| decode_check_pending(c)) else {
+        return;
+    };
+    // A repaired PNG's copy is what is sent: it is what must decode.
+    c.defect = match &c.repair {
+        Some(repair) => {
+            decode_check::decode_all(media_type, std::io::Cursor::new(repair.apply(data.full())))
+        }
+        None => decodes(data, media_type, c.dimensions),
+    }
+    .err();
 }
 
 fn classify_unsniffed(data: &Data, charset: Option<&'static Encoding>, c: &mut Classification) {

@@ -167,8 +167,12 @@ impl<'p> Conversion<'p> {
     /// Convert a media part, saving in `store` what cannot be sent (and the
     /// original of an image made to fit).
     pub fn convert(&self, part: &MediaPart, store: &ToolOutputStore) -> Converted {
-        let (profile, cap, fit, style) = (self.profile, self.cap, self.fit, self.style);
-        match plan(part, profile, cap, fit) {
+        self.carry_out(part, plan(part, self.profile, self.cap, self.fit), store)
+    }
+
+    fn carry_out(&self, part: &MediaPart, planned: Plan, store: &ToolOutputStore) -> Converted {
+        let (profile, fit, style) = (self.profile, self.fit, self.style);
+        match planned {
             Plan::Done(converted) => converted,
             Plan::Fit {
                 data,
@@ -178,7 +182,26 @@ impl<'p> Conversion<'p> {
                 as_is,
                 target,
                 animated,
+                unchecked,
             } => {
+                let fitted = image_fit::fit(data.full(), &target, animated);
+                // The decode check left to the fit, run when the fit did
+                // not decode the image as that check does: what fails it
+                // is routed as it would have been.
+                let checked = matches!(&fitted, Ok(f) if f.checked);
+                if let Some(mut c) = unchecked.filter(|_| !checked).map(|c| *c) {
+                    classify::check_decodes(&data, &mut c);
+                    if c.defect.is_some() {
+                        let route = route::decide_with_fit(&c, profile, fit);
+                        let routed = Routed {
+                            label,
+                            data,
+                            c,
+                            route,
+                        };
+                        return self.carry_out(part, plan_routed(part, routed, self.cap), store);
+                    }
+                }
                 let fitting = Fitting {
                     part,
                     label,
@@ -186,15 +209,7 @@ impl<'p> Conversion<'p> {
                     max_long_side: fit.max_long_side,
                     saved_original: None,
                 };
-                fitting.run(
-                    &data,
-                    reason,
-                    as_is,
-                    &target,
-                    animated,
-                    store,
-                    notes(style, profile),
-                )
+                fitting.run(&data, fitted, reason, as_is, store, notes(style, profile))
             }
             Plan::Save {
                 data,
@@ -225,7 +240,14 @@ impl<'p> Conversion<'p> {
     /// decoding and resizing belong off the JS thread), so a caller on the
     /// JS thread can hand it to a worker.
     pub fn convert_in_memory(&self, part: &MediaPart) -> Option<Converted> {
-        match plan(part, self.profile, self.cap, self.fit) {
+        let planned = match route_part(part, self.profile, self.fit) {
+            // Known before an image is decoded to check it, which is then
+            // left to the worker, not done twice.
+            Ok(routed) if routed.needs_disk_write() => return None,
+            Ok(routed) => plan_routed(part, routed.checked(self.profile, self.fit), self.cap),
+            Err(note) => return Some(Converted::part(ModelPart::Text(note))),
+        };
+        match planned {
             Plan::Done(converted) => Some(converted),
             Plan::Save { .. } | Plan::SaveText { .. } | Plan::Fit { .. } => None,
         }
@@ -307,10 +329,9 @@ impl<'p> Conversion<'p> {
         };
         fitting.run(
             &data,
+            image_fit::fit(data.full(), &target, false),
             Some(reason.clone()),
             None,
-            &target,
-            false,
             store,
             notes(style, profile),
         )
@@ -359,18 +380,16 @@ struct Fitting<'p, 'a> {
 impl Fitting<'_, '_> {
     /// Fit the image and save the original; when it cannot be fitted, save
     /// it with the reason (or send it as it is, when it was within limits).
-    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         data: &Data,
+        fitted: Result<image_fit::Fitted, image_fit::FitError>,
         reason: Option<Reason>,
         as_is: Option<(&'static str, Attached)>,
-        target: &Target,
-        animated: bool,
         store: &ToolOutputStore,
         notes: Notes,
     ) -> Converted {
-        let fitted = match image_fit::fit(data.full(), target, animated) {
+        let fitted = match fitted {
             Ok(fitted) => fitted,
             Err(error) => {
                 let held_for = match (reason, as_is) {
@@ -487,6 +506,9 @@ enum Plan<'a> {
         as_is: Option<(&'static str, Attached)>,
         target: Target,
         animated: bool,
+        /// An image whose decode check is left to the fit, which decodes
+        /// it anyway ([`Routed::checked`]).
+        unchecked: Option<Box<Classification>>,
     },
     Save {
         data: Data<'a>,
@@ -523,26 +545,87 @@ fn label<'a>(part: &MediaPart<'a>) -> Label<'a> {
     }
 }
 
-fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImages) -> Plan<'a> {
+/// A part's data opened, classified and routed, an image's decode check
+/// left out (`Routed::checked` runs it).
+struct Routed<'a> {
+    label: Label<'a>,
+    data: Data<'a>,
+    c: Classification,
+    route: Route,
+}
+
+/// `part` opened and routed; `Err` holds the note for data that is not
+/// valid base64.
+fn route_part<'a>(
+    part: &MediaPart<'a>,
+    profile: &Profile,
+    fit: FitImages,
+) -> Result<Routed<'a>, String> {
     let label = label(part);
     let declared = part
         .declared_media_type
         .map(media_type::essence)
         .filter(|d| !d.is_empty());
-    let done = |text: String| Plan::Done(Converted::part(ModelPart::Text(text)));
-
     let data = match Data::open(part.payload) {
         Ok(data) => data,
         Err(error) => {
             let mt = declared.as_deref().unwrap_or("application/octet-stream");
             let problem = format!("invalid base64 data ({error})");
-            return done(note::unreadable(label, mt, &problem));
+            return Err(note::unreadable(label, mt, &problem));
         }
     };
     let charset = part.declared_media_type.and_then(charset::from_media_type);
-    let c = classify::classify_data(&data, declared, charset);
+    let c = classify::classify_data_undecoded(&data, declared, charset);
+    let route = route::decide_with_fit(&c, profile, fit);
+    Ok(Routed {
+        label,
+        data,
+        c,
+        route,
+    })
+}
 
-    let (save_as, reason) = match route::decide_with_fit(&c, profile, fit) {
+impl Routed<'_> {
+    /// Whether the part is made to fit or saved (should it decode): work
+    /// for the thread that writes to disk, where its decode check runs.
+    fn needs_disk_write(&self) -> bool {
+        matches!(self.route, Route::Fit { .. } | Route::Spill { .. })
+    }
+
+    /// The decode check run; an image it fails routed again. A PNG to make
+    /// fit is left to the fit, which reads it the same way when it reads
+    /// it a row at a time (`image_fit::Fitted::checked`): it is decoded
+    /// once, not twice.
+    fn checked(mut self, profile: &Profile, fit: FitImages) -> Self {
+        let left_to_fit = matches!(self.route, Route::Fit { .. })
+            && self.c.sniffed_media_type == Some("image/png");
+        if classify::decode_check_pending(&self.c) && !left_to_fit {
+            classify::check_decodes(&self.data, &mut self.c);
+            if self.c.defect.is_some() {
+                self.route = route::decide_with_fit(&self.c, profile, fit);
+            }
+        }
+        self
+    }
+}
+
+/// What to do with `part`, every check run.
+fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImages) -> Plan<'a> {
+    match route_part(part, profile, fit) {
+        Ok(routed) => plan_routed(part, routed.checked(profile, fit), cap),
+        Err(note) => Plan::Done(Converted::part(ModelPart::Text(note))),
+    }
+}
+
+fn plan_routed<'a>(part: &MediaPart<'a>, routed: Routed<'a>, cap: TextCap) -> Plan<'a> {
+    let Routed {
+        label,
+        data,
+        c,
+        route,
+    } = routed;
+    let done = |text: String| Plan::Done(Converted::part(ModelPart::Text(text)));
+    let (save_as, reason) = match route {
         Route::Unreadable => {
             let problem = c.problem().unwrap_or("unreadable data");
             return done(note::unreadable(label, &c.media_type, problem));
@@ -625,6 +708,7 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImage
                 };
                 (sniffed, attached)
             });
+            let animated = c.animated;
             return Plan::Fit {
                 data,
                 media_type,
@@ -632,7 +716,8 @@ fn plan<'a>(part: &MediaPart<'a>, profile: &Profile, cap: TextCap, fit: FitImage
                 reason,
                 as_is,
                 target,
-                animated: c.animated,
+                animated,
+                unchecked: classify::decode_check_pending(&c).then(|| Box::new(c)),
             };
         }
     };
@@ -1425,6 +1510,79 @@ mod tests {
             to_content(&part, CAP, &store),
             ModelPart::Text("[Resource file:///t (text/plain)]\na,b\n1,2\n".into())
         );
+    }
+
+    /// A 200x100 PNG (IHDR, one IDAT, IEND) with `damage` done to its
+    /// zlib stream, the IDAT's CRC written anew: sound in structure.
+    fn png_with_zlib(damage: impl Fn(&mut [u8])) -> Vec<u8> {
+        let pixels = image::RgbImage::from_fn(200, 100, |x, y| {
+            image::Rgb([x as u8, (y * 2) as u8, (x ^ y) as u8])
+        });
+        let mut png = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgb8(pixels)
+            .write_to(&mut png, image::ImageFormat::Png)
+            .unwrap();
+        let mut png = png.into_inner();
+        let at = 33;
+        assert_eq!(&png[at + 4..at + 8], b"IDAT");
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        damage(&mut png[at + 8..at + 8 + len]);
+        let crc = crc32fast::hash(&png[at + 4..at + 8 + len]);
+        png[at + 8 + len..at + 12 + len].copy_from_slice(&crc.to_be_bytes());
+        png
+    }
+
+    #[test]
+    fn a_png_to_make_fit_is_checked_by_the_fit_that_decodes_it() {
+        let (_dir, store) = store();
+        let fitting = Conversion {
+            fit: FitImages {
+                enabled: true,
+                max_long_side: Some(64),
+            },
+            ..Conversion::new(&DEFAULT, CAP)
+        };
+        let convert = |png: &[u8]| {
+            let part = MediaPart::new(MediaKind::Image, None, None, Payload::Bytes(png));
+            fitting.convert(&part, &store)
+        };
+        // Sound: fitted, its decode check the fit's own.
+        let sound = convert(&png_with_zlib(|_| {}));
+        assert!(
+            matches!(
+                sound.part,
+                ModelPart::File {
+                    media_type: "image/png",
+                    ..
+                }
+            ),
+            "{:?}",
+            sound.part
+        );
+        assert_eq!(sound.attached.unwrap().dimensions, Some((64, 32)));
+        // Deflate data broken midway (the fit fails), and only zlib's
+        // Adler-32 wrong (every row decodes; the fit reads on to the end):
+        // refused as the decode check refuses them, nothing fitted.
+        let broken = |zlib: &mut [u8]| {
+            let middle = zlib.len() / 2;
+            zlib[middle..middle + 4].iter_mut().for_each(|b| *b ^= 0x5a);
+        };
+        let adler = |zlib: &mut [u8]| {
+            let end = zlib.len();
+            zlib[end - 1] ^= 1;
+        };
+        for damage in [&broken as &dyn Fn(&mut [u8]), &adler] {
+            let png = png_with_zlib(damage);
+            let converted = convert(&png);
+            let ModelPart::Text(text) = &converted.part else {
+                panic!("a damaged PNG was sent: {:?}", converted.note);
+            };
+            assert!(
+                text.contains("corrupt PNG: its image data does not decode"),
+                "{text}"
+            );
+            assert_eq!(converted.saved.unwrap().byte_length, png.len() as u64);
+        }
     }
 
     #[test]

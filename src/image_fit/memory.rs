@@ -228,14 +228,26 @@ pub struct Output {
     pub failed: Option<FitError>,
 }
 
+/// An output's first room; it doubles from there.
+const FIRST_ROOM: u64 = 64 << 10;
+
 impl Output {
-    /// An output kept up to `limit` bytes, for an image of `pixels` bytes.
+    /// An output kept up to `limit` bytes, for an image of `pixels` bytes,
+    /// with its first room made here: glibc grows a buffer in the arena
+    /// of the thread that allocated it, so an encoder on a thread of its
+    /// own does not leave freed room in an arena of its own.
     pub fn new(limit: u64, pixels: u64) -> Output {
+        let grow_to = encoded_bound(pixels, limit);
+        let first = usize::try_from(FIRST_ROOM.min(grow_to)).unwrap_or(0);
+        let mut bytes = Vec::new();
+        // Without it, room is made at the first write, where a failure is
+        // reported.
+        let _ = bytes.try_reserve_exact(first);
         Output {
-            bytes: Vec::new(),
+            bytes,
             len: 0,
             limit,
-            grow_to: encoded_bound(pixels, limit),
+            grow_to,
             failed: None,
         }
     }
@@ -262,7 +274,7 @@ impl std::io::Write for Output {
         let wanted = self.bytes.len() + data.len();
         if wanted > self.bytes.capacity() {
             let cap = u64::try_from(self.bytes.capacity()).unwrap_or(u64::MAX);
-            let doubled = cap.saturating_mul(2).max(64 << 10).min(self.grow_to);
+            let doubled = cap.saturating_mul(2).max(FIRST_ROOM).min(self.grow_to);
             let doubled = usize::try_from(doubled).unwrap_or(0);
             let room = doubled.max(wanted) - self.bytes.len();
             if let Err(error) = self.bytes.try_reserve_exact(room) {

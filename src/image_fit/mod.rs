@@ -12,6 +12,7 @@
 mod decode;
 mod encode;
 pub(crate) mod memory;
+mod relay;
 mod shrink;
 mod source;
 mod tiff;
@@ -66,6 +67,9 @@ pub struct Fitted {
     pub source_height: u32,
     /// The source was an animation: this is its first frame.
     pub first_frame: bool,
+    /// The source was decoded to its end as `decode_check` decodes it:
+    /// that check would have passed it.
+    pub checked: bool,
 }
 
 /// Why an image could not be made to fit.
@@ -203,7 +207,12 @@ fn fit_holding(
                     source.render(w, h)?
                 }
             };
-            let out = encode::encode(&mut encode::WholeRows::new(&pixels), how, target.max_bytes)?;
+            let out = encode::encode(
+                &mut encode::WholeRows::new(&pixels),
+                how,
+                target.max_bytes,
+                false,
+            )?;
             turned = Some(pixels);
             out
         } else {
@@ -218,6 +227,7 @@ fn fit_holding(
                 source_width,
                 source_height,
                 first_frame: animated || source.animated,
+                checked: source.checks_as_decoded(),
             });
         }
         if !as_jpeg && target.jpeg && source.photo {

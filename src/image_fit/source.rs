@@ -18,7 +18,7 @@ use image::ImageFormat;
 use super::decode::{self, check_pixels, jpeg_frame, JpegFrame, Opened, Pixels, MAX_DECODED_BYTES};
 use super::encode::{self, Encoded, Encoding, RowSource};
 use super::shrink::{strip_bytes, Shrink};
-use super::{memory, FitError};
+use super::{memory, relay, FitError};
 
 fn decode_error(error: impl std::fmt::Display) -> FitError {
     FitError::Decode(error.to_string())
@@ -86,7 +86,15 @@ fn png_reader(bytes: &[u8]) -> Result<png::Reader<Cursor<&[u8]>>, FitError> {
     let limits = png::Limits {
         bytes: usize::try_from(MAX_DECODED_BYTES).unwrap_or(usize::MAX),
     };
-    let mut decoder = png::Decoder::new_with_limits(Cursor::new(bytes), limits);
+    // As `decode_check` reads a PNG, so that a fit that read it to its end
+    // (`Input::finish`) checked it as that would: zlib's Adler-32 checked,
+    // text and ICC profiles not read.
+    let mut options = png::DecodeOptions::default();
+    options.set_ignore_adler32(false);
+    options.set_ignore_text_chunk(true);
+    options.set_ignore_iccp_chunk(true);
+    let mut decoder = png::Decoder::new_with_options(Cursor::new(bytes), options);
+    decoder.set_limits(limits);
     // Palettes and low bit depths to 8 bits, tRNS to alpha; 16 bits kept
     // (brought to 8 here, rounded, as `image` does).
     decoder.set_transformations(png::Transformations::EXPAND);
@@ -182,6 +190,13 @@ impl Source<'_> {
     }
 
     /// The EXIF orientation turns the image: its output is made whole.
+    /// Whether making any size reads every byte as `decode_check` would (a
+    /// PNG read a row at a time: [`Input::finish`]), so that a fit made is
+    /// one that check passes.
+    pub fn checks_as_decoded(&self) -> bool {
+        matches!(self.kind, Kind::PngRows { .. })
+    }
+
     pub fn turned(&self) -> bool {
         self.orientation != Orientation::NoTransforms
     }
@@ -243,7 +258,7 @@ impl Source<'_> {
             decoding,
             held,
             strips,
-            memory::encoder_bytes(out_row),
+            memory::encoder_bytes(out_row) + relay::relay_bytes(out_width, out_height, channels),
             memory::encoded_bound(output, limit),
         )
     }
@@ -325,6 +340,7 @@ impl Source<'_> {
             photo,
             keep_alpha: self.transparent,
             transparent: false,
+            finished: false,
             out_width,
             out_height,
             channels,
@@ -351,7 +367,7 @@ impl Source<'_> {
     ) -> Result<Encoded, FitError> {
         loop {
             let mut rows = self.rows(out_width, out_height, false)?;
-            let result = encode::encode(&mut rows, how, limit);
+            let result = encode::encode(&mut rows, how, limit, true);
             if rows.transparent {
                 // Alpha was dropped on a guess that a pixel proved wrong:
                 // the same again, alpha kept.
@@ -388,6 +404,16 @@ enum Input<'a> {
 }
 
 impl Input<'_> {
+    /// What is left of a PNG after its last row read as `decode_check`
+    /// reads it: the rest of its image data (to zlib's Adler-32) and its
+    /// chunks up to IEND.
+    fn finish(&mut self) -> Result<(), FitError> {
+        match self {
+            Input::Png { reader, .. } => reader.finish().map_err(decode_error),
+            Input::Held { .. } => Ok(()),
+        }
+    }
+
     fn next_row(&mut self) -> Result<Option<&[u8]>, FitError> {
         match self {
             Input::Png {
@@ -432,6 +458,8 @@ pub struct Rows<'a> {
     /// Alpha was being dropped and a pixel not opaque came: the rows stop
     /// (the caller makes them again with alpha kept).
     transparent: bool,
+    /// Every row was given and the input read to its end.
+    finished: bool,
     out_width: u32,
     out_height: u32,
     /// The source's channels.
@@ -447,6 +475,7 @@ impl Rows<'_> {
             self.photo.row(row, self.channels);
             self.shrink.push(row)?;
         }
+        self.input.finish()?;
         Ok((self.shrink.finish()?, self.photo.looks_like_photo()))
     }
 }
@@ -474,6 +503,10 @@ impl RowSource for Rows<'_> {
                 return Ok(true);
             }
             if self.shrink.done() {
+                if !self.finished {
+                    self.finished = true;
+                    self.input.finish()?;
+                }
                 return Ok(false);
             }
             let Some(row) = self.input.next_row()? else {

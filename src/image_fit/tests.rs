@@ -20,7 +20,7 @@ fn png_of(width: u32, height: u32, channels: u8, pixel: impl Fn(u32, u32) -> Vec
 /// `p` as PNG, encoded whole.
 fn png_whole(p: &Pixels) -> Vec<u8> {
     let rows = &mut encode::WholeRows::new(p);
-    let out = encode::encode(rows, encode::Encoding::Png, u64::MAX).unwrap();
+    let out = encode::encode(rows, encode::Encoding::Png, u64::MAX, false).unwrap();
     out.bytes.unwrap()
 }
 
