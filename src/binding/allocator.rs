@@ -36,7 +36,7 @@ use std::os::raw::{c_int, c_void};
 
 /// Buffers from this size on are mapped fresh: by glibc once
 /// `prepare_for_fits` has set it so, by musl from far smaller sizes.
-const MAPPED_FROM: usize = 8 << 20;
+use crate::image_fit::MAPPED_FROM;
 
 /// The base page size on every Linux target we build (x86_64, aarch64).
 const PAGE: usize = 4096;

@@ -8,6 +8,7 @@
 use std::cell::{Cell, RefCell};
 use std::io::Write;
 
+use super::across::{Across, AcrossRows};
 use super::decode::Pixels;
 use super::memory::Output;
 use super::relay;
@@ -29,6 +30,19 @@ pub trait RowSource {
     fn advance(&mut self) -> Result<bool, FitError>;
     /// The rows the last [`RowSource::advance`] made.
     fn rows(&self) -> &[u8];
+    /// The same rows in a buffer of their own, for another thread: a copy,
+    /// unless the source gives its own up.
+    fn give_rows(&mut self) -> Vec<u8> {
+        self.rows().to_vec()
+    }
+    /// A buffer [`RowSource::give_rows`] gave, done with: the source may
+    /// make later rows in it.
+    fn take_back(&mut self, _spent: Vec<u8>) {}
+    /// The pass across, when the source leaves it to whoever encodes its
+    /// rows (they are then rows before it: [`Across`]); taken once.
+    fn take_across(&mut self) -> Option<Across> {
+        None
+    }
 }
 
 /// Pixels held whole, given as one group.
@@ -94,15 +108,21 @@ pub fn encode(
     limit: u64,
     beside: bool,
 ) -> Result<Encoded, FitError> {
-    let (width, height, channels) = (rows.width(), rows.height(), rows.channels());
+    let mut across = rows.take_across();
+    let (width, channels) = match &across {
+        Some(across) => (across.out_width(), across.out_channels()),
+        None => (rows.width(), rows.channels()),
+    };
+    let height = rows.height();
     let output = u64::from(width) * u64::from(height) * u64::from(channels);
     let mut out = Output::new(limit, output);
     let relayed = (beside && relay::worthwhile(width, height, channels))
-        .then(|| relay::encode_beside(rows, |relayed| write(&mut out, relayed, how)))
+        .then(|| relay::encode_beside(rows, &mut across, |relayed| write(&mut out, relayed, how)))
         .flatten();
-    let result = match relayed {
-        Some(result) => result,
-        None => write(&mut out, rows, how),
+    let result = match (relayed, across) {
+        (Some(result), _) => result,
+        (None, Some(across)) => write(&mut out, &mut AcrossRows::new(rows, across), how),
+        (None, None) => write(&mut out, rows, how),
     };
     match (result, out.failed) {
         (_, Some(failed)) => Err(failed),

@@ -9,6 +9,7 @@
 //! and taken from a process-wide budget ([`memory::global`]) for as long
 //! as the fit runs; see [`fit`].
 
+mod across;
 mod decode;
 mod encode;
 pub(crate) mod memory;
@@ -20,7 +21,7 @@ mod tiff;
 use image::metadata::Orientation;
 
 pub use decode::{Decoded, MAX_DECODED_BYTES, MAX_PIXELS};
-pub use memory::{set_give_back_freed, Budget, BUDGET_VARIABLE, DEFAULT_BUDGET};
+pub use memory::{set_give_back_freed, Budget, BUDGET_VARIABLE, DEFAULT_BUDGET, MAPPED_FROM};
 
 /// Whether images are made to fit (`fitImages`, default on) and the
 /// longest side wanted (`maxLongSide`), whatever the provider takes.

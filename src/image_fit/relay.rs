@@ -1,37 +1,21 @@
-//! The encoder on a thread of its own, fed copies of the rows the calling
-//! thread makes: decoding and resizing overlap encoding, which otherwise
-//! waits for them (on a 12-megapixel screenshot made 1568 px wide here,
-//! encoding was about a third of the fit). The encoder's thread reads only
-//! the copies and writes only the output, both Rust's own: never the data
-//! the caller passed in, which stays with the calling thread.
+//! The encoder on a thread of its own, fed the rows the calling thread
+//! makes, each group in a buffer of its own: decoding and resizing overlap
+//! encoding, which otherwise waits for them (on a 12-megapixel screenshot
+//! made 1568 px wide here, encoding was about a third of the fit). A
+//! source that leaves the pass across ([`super::across`]) has it made
+//! there too. The encoder's thread reads only those buffers and writes
+//! only the output, both Rust's own: never the data the caller passed in,
+//! which stays with the calling thread.
 
 use std::sync::mpsc::{self, Receiver, SyncSender};
 
+use super::across::{Across, AcrossRows};
 use super::encode::RowSource;
 use super::FitError;
-
-/// Rows sent at a time: as many as fit in this (one row at least). Small,
-/// so that the copies in flight are: with 1 MiB, 16 fits on 16 threads
-/// peaked 10 MiB higher here.
-const CHUNK_BYTES: usize = 256 << 10;
-/// Chunks queued for the encoder, besides the one it encodes.
-const QUEUED: usize = 2;
 
 /// Output smaller than this is encoded on the calling thread: a thread
 /// started costs more than the overlap gains.
 const RELAYED_FROM: u64 = 1 << 20;
-
-/// Bytes the relay holds for an output of `width` x `height` rows of
-/// `channels` (none when it is not relayed): the chunks queued, the one
-/// being encoded and the one waiting to be queued.
-pub fn relay_bytes(width: u32, height: u32, channels: u8) -> u64 {
-    let out_row = u64::from(width) * u64::from(channels);
-    if worthwhile(width, height, channels) {
-        (QUEUED as u64 + 2) * out_row.max(CHUNK_BYTES as u64)
-    } else {
-        0
-    }
-}
 
 /// Whether an output of `width` x `height` rows of `channels` is encoded
 /// beside the thread that makes its rows. Not on WebAssembly, where
@@ -41,31 +25,43 @@ pub fn worthwhile(width: u32, height: u32, channels: u8) -> bool {
     !cfg!(target_family = "wasm") && bytes >= RELAYED_FROM
 }
 
-/// `encode` run on a thread of its own over `rows` made here; `None` when
-/// no thread could be started (nothing was read from `rows` then).
+/// `encode` run on a thread of its own over `rows` made here, `across`
+/// (taken) made there first; `None` when no thread could be started
+/// (nothing was read from `rows` nor taken from `across` then). A group is
+/// handed over when the encoder takes it (none waits between them): the
+/// thread holds the group it encodes, this one the group it makes.
 pub fn encode_beside<T: Send>(
     rows: &mut dyn RowSource,
+    across: &mut Option<Across>,
     encode: impl FnOnce(&mut dyn RowSource) -> Result<T, FitError> + Send,
 ) -> Option<Result<T, FitError>> {
-    let (width, height, channels) = (rows.width(), rows.height(), rows.channels());
-    let (sender, receiver) = mpsc::sync_channel(QUEUED);
-    let relayed = Relayed {
-        width,
-        height,
-        channels,
+    let (sender, receiver) = mpsc::sync_channel(0);
+    // Buffers the encoder is done with, for the next groups: the same two
+    // go back and forth.
+    let (spent_sender, spent) = mpsc::sync_channel(1);
+    let mut relayed = Relayed {
+        width: rows.width(),
+        height: rows.height(),
+        channels: rows.channels(),
         receiver,
-        chunk: Vec::new(),
+        group: Vec::new(),
+        spent: spent_sender,
     };
+    // Kept for this thread if no other starts (nothing is made in it yet).
+    let spare = across.clone();
     std::thread::scope(|scope| {
-        let encoder = std::thread::Builder::new()
+        let across_there = across.take();
+        let started = std::thread::Builder::new()
             .name("mcp-content-encode".into())
-            .spawn_scoped(scope, move || {
-                let mut relayed = relayed;
-                encode(&mut relayed)
-            })
-            .ok()?;
-        let row_len = width as usize * usize::from(channels);
-        send_rows(rows, &sender, row_len);
+            .spawn_scoped(scope, move || match across_there {
+                Some(across) => encode(&mut AcrossRows::new(&mut relayed, across)),
+                None => encode(&mut relayed),
+            });
+        let Ok(encoder) = started else {
+            *across = spare;
+            return None;
+        };
+        send_rows(rows, &sender, &spent);
         // The encoder sees the end of the rows.
         drop(sender);
         Some(encoder.join().unwrap_or_else(|_| {
@@ -76,22 +72,22 @@ pub fn encode_beside<T: Send>(
     })
 }
 
-/// Every row `rows` makes sent in chunks, then its error if it failed;
+/// Every group of rows `rows` makes sent, then its error if it failed;
 /// stops when the encoder no longer takes them (it failed, or has every
 /// row its header asked for).
 fn send_rows(
     rows: &mut dyn RowSource,
     sender: &SyncSender<Result<Vec<u8>, FitError>>,
-    row_len: usize,
+    spent: &Receiver<Vec<u8>>,
 ) {
-    let chunk_len = (CHUNK_BYTES / row_len.max(1)).max(1) * row_len.max(1);
     loop {
+        if let Ok(buffer) = spent.try_recv() {
+            rows.take_back(buffer);
+        }
         match rows.advance() {
             Ok(true) => {
-                for chunk in rows.rows().chunks(chunk_len) {
-                    if sender.send(Ok(chunk.to_vec())).is_err() {
-                        return;
-                    }
+                if sender.send(Ok(rows.give_rows())).is_err() {
+                    return;
                 }
             }
             Ok(false) => return,
@@ -109,7 +105,8 @@ struct Relayed {
     height: u32,
     channels: u8,
     receiver: Receiver<Result<Vec<u8>, FitError>>,
-    chunk: Vec<u8>,
+    group: Vec<u8>,
+    spent: SyncSender<Vec<u8>>,
 }
 
 impl RowSource for Relayed {
@@ -124,21 +121,28 @@ impl RowSource for Relayed {
     }
     fn advance(&mut self) -> Result<bool, FitError> {
         match self.receiver.recv() {
-            Ok(Ok(chunk)) => {
-                self.chunk = chunk;
+            Ok(Ok(group)) => {
+                self.group = group;
                 Ok(true)
             }
             Ok(Err(error)) => Err(error),
             // Every row was sent, or the source stopped early (the caller
             // knows why).
             Err(_) => {
-                self.chunk = Vec::new();
+                self.group = Vec::new();
                 Ok(false)
             }
         }
     }
     fn rows(&self) -> &[u8] {
-        &self.chunk
+        &self.group
+    }
+    fn give_rows(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.group)
+    }
+    fn take_back(&mut self, spent: Vec<u8>) {
+        // Dropped here if the one before was not taken yet.
+        let _ = self.spent.try_send(spent);
     }
 }
 

@@ -9,10 +9,15 @@
 //! The whole-factor reduction leaves at least half the scale to the filter
 //! (libvips' default gap of 2), so the result is that of a Lanczos3 resize
 //! of the reduced image; without reduction, that of one of the source.
+//!
+//! A streamed shrink may leave the pass across to the thread that encodes
+//! its rows ([`Shrink::leave_across`], [`super::across`]): it then gives
+//! each group resized down only, and the two passes run side by side.
 
 use fast_image_resize::images::{Image, ImageRef};
 use fast_image_resize::{Filter, FilterType, MulDiv, PixelType, ResizeAlg, ResizeOptions, Resizer};
 
+use super::across::Across;
 use super::decode::Pixels;
 use super::memory;
 use super::FitError;
@@ -52,7 +57,7 @@ fn lanczos3(x: f64) -> f64 {
     3.0 * s * s * (3.0 - 4.0 * s * s) / (pi_x * pi_x)
 }
 
-fn lanczos3_filter() -> Result<FilterType, FitError> {
+pub(super) fn lanczos3_filter() -> Result<FilterType, FitError> {
     Filter::new("Lanczos3", lanczos3, FILTER_SUPPORT)
         .map(FilterType::Custom)
         .map_err(fail)
@@ -61,7 +66,7 @@ fn lanczos3_filter() -> Result<FilterType, FitError> {
 /// The largest whole factor a side is reduced by (sums stay within u32).
 const MAX_FACTOR: u32 = 256;
 
-fn pixel_type(channels: u8) -> PixelType {
+pub(super) fn pixel_type(channels: u8) -> PixelType {
     match channels {
         1 => PixelType::U8,
         2 => PixelType::U8x2,
@@ -70,7 +75,7 @@ fn pixel_type(channels: u8) -> PixelType {
     }
 }
 
-fn fail(error: impl std::fmt::Display) -> FitError {
+pub(super) fn fail(error: impl std::fmt::Display) -> FitError {
     FitError::Decode(format!("resizing failed: {error}"))
 }
 
@@ -80,28 +85,49 @@ pub fn factor(from: u32, to: u32) -> u32 {
     (from / to.max(1) / 2).clamp(1, MAX_FACTOR)
 }
 
+/// The bytes of a reduced row, the reduced rows, the reduced rows to an
+/// output row, and the output rows of a group, for a shrink of a
+/// `width` x `height` source to `out_width` x `out_height`.
+fn layout(
+    width: u32,
+    height: u32,
+    out_width: u32,
+    out_height: u32,
+    channels: u8,
+) -> (u64, u32, f64, u32) {
+    let (kx, ky) = (factor(width, out_width), factor(height, out_height));
+    let reduced_row = u64::from(width.div_ceil(kx)) * u64::from(channels);
+    let reduced_height = height.div_ceil(ky);
+    let scale = f64::from(reduced_height) / f64::from(out_height.max(1));
+    let group = group_rows(reduced_row, scale).min(out_height);
+    (reduced_row, reduced_height, scale, group)
+}
+
 /// Bytes a [`Shrink`] from a `width`-pixel source to `out_width` x
 /// `out_height` holds besides its output: the block sums, the reduced rows
 /// one group's filter reaches, the group resized down (the resizer's own
-/// buffer), the premultiplied row, and one group of output rows (what a
-/// streamed shrink holds of its output).
+/// buffer, or the shrink's when it leaves the pass across), the
+/// premultiplied row, and one group of output rows (what a streamed shrink
+/// holds of its output, or its [`Across`](super::across::Across)).
 pub fn strip_bytes(width: u32, height: u32, out_width: u32, out_height: u32, channels: u8) -> u64 {
     let n = u64::from(channels);
-    let (kx, ky) = (factor(width, out_width), factor(height, out_height));
-    let reduced_width = u64::from(width.div_ceil(kx));
-    let reduced_height = height.div_ceil(ky);
-    let scale = f64::from(reduced_height) / f64::from(out_height.max(1));
+    let (reduced_row, reduced_height, scale, group) =
+        layout(width, height, out_width, out_height, channels);
     let reach = (2.0 * FILTER_SUPPORT * scale.max(1.0)).ceil() as u64 + 2;
-    let reduced_row = reduced_width * n;
-    let group = group_rows(reduced_row, scale).min(out_height);
     let held_rows =
         (reach + (f64::from(group) * scale).ceil() as u64 + 1).min(u64::from(reduced_height));
     let sums = reduced_row * 4;
     let out_group = u64::from(group) * u64::from(out_width) * n;
     sums + held_rows * reduced_row
-        + u64::from(group) * reduced_row
+        + group_bytes(width, height, out_width, out_height, channels)
         + u64::from(width) * n
         + out_group
+}
+
+/// Bytes of one group of rows resized down, not yet across.
+pub fn group_bytes(width: u32, height: u32, out_width: u32, out_height: u32, channels: u8) -> u64 {
+    let (reduced_row, _, _, group) = layout(width, height, out_width, out_height, channels);
+    u64::from(group) * reduced_row
 }
 
 /// A downscale in progress: rows of the source in, the output filled in
@@ -137,6 +163,9 @@ pub struct Shrink {
     /// The rows in `out` were taken ([`Shrink::take_rows`]): let go
     /// before more are made.
     taken: bool,
+    /// The pass across is left to an [`Across`]: `out` holds rows
+    /// `reduced_width` wide, premultiplied.
+    across_later: bool,
     /// Every alpha value seen was 255.
     opaque: bool,
     resizer: Resizer,
@@ -206,6 +235,7 @@ impl Shrink {
             out_width,
             out_height,
             taken: false,
+            across_later: false,
             opaque: true,
             resizer: Resizer::new(),
         })
@@ -234,11 +264,51 @@ impl Shrink {
 
     /// Channels of the rows [`Shrink::take_rows`] gives.
     pub fn out_channels(&self, keep_alpha: bool) -> u8 {
-        if self.has_alpha() && !keep_alpha {
+        if self.has_alpha() && !keep_alpha && !self.across_later {
             self.channels - 1
         } else {
             self.channels
         }
+    }
+
+    /// Pixels in a row [`Shrink::take_rows`] gives.
+    pub fn rows_width(&self) -> u32 {
+        if self.across_later {
+            self.reduced_width
+        } else {
+            self.out_width
+        }
+    }
+
+    /// From now on, give rows resized down only (premultiplied, as wide as
+    /// the reduced source), and the pass that resizes them across and
+    /// makes them output rows (alpha kept or dropped as `keep_alpha` says).
+    /// Only before the first row is pushed.
+    pub fn leave_across(&mut self, keep_alpha: bool) -> Result<Across, FitError> {
+        if self.rows_in > 0 {
+            return Err(fail("the pass across is left before any row"));
+        }
+        self.across_later = true;
+        let across = if self.reduced_width == self.out_width {
+            f64::from(self.reduced_width)
+        } else {
+            self.across_width()
+        };
+        let reduced_row = u64::from(self.reduced_width) * u64::from(self.channels);
+        let group = group_rows(reduced_row, self.vertical().0).min(self.out_height);
+        Across::new(
+            (self.reduced_width, across),
+            (self.out_width, group),
+            self.channels,
+            keep_alpha,
+            self.premultiplies(),
+        )
+    }
+
+    /// The source's width in reduced pixels, the last block counted as
+    /// the part of a block it is.
+    fn across_width(&self) -> f64 {
+        f64::from(self.width) / f64::from(self.kx)
     }
 
     /// The output rows made since rows were last taken (none, or a group),
@@ -251,25 +321,32 @@ impl Shrink {
             self.out.clear();
         }
         self.taken = true;
-        if self.has_alpha() && !self.out.is_empty() {
-            let n = usize::from(self.channels);
-            if !keep_alpha {
-                let pixels = self.out.len() / n;
-                for i in 0..pixels {
-                    self.out.copy_within(i * n..i * n + n - 1, i * (n - 1));
-                }
-                self.out.truncate(pixels * (n - 1));
-            } else if self.premultiplies() {
-                let rows = (self.out.len() / (self.out_width as usize * n)) as u32;
-                let kind = pixel_type(self.channels);
-                let mut image = Image::from_slice_u8(self.out_width, rows, &mut self.out, kind)
-                    .map_err(fail)?;
-                MulDiv::default()
-                    .divide_alpha_inplace(&mut image)
-                    .map_err(fail)?;
-            }
+        if self.across_later {
+            return Ok(());
         }
-        Ok(())
+        let premultiplied = self.premultiplies();
+        finish_alpha(
+            &mut self.out,
+            (self.out_width, self.channels),
+            keep_alpha,
+            premultiplied,
+        )
+    }
+
+    /// The rows [`Shrink::take_rows`] took, given up: the next are made in
+    /// a buffer of their own.
+    pub fn give_rows(&mut self) -> Vec<u8> {
+        self.taken = false;
+        std::mem::take(&mut self.out)
+    }
+
+    /// A buffer given up, done with: the next rows are made in it (if no
+    /// other buffer was made for them meanwhile).
+    pub fn take_back(&mut self, mut spent: Vec<u8>) {
+        if self.out.capacity() == 0 {
+            spent.clear();
+            self.out = spent;
+        }
     }
 
     /// Output rows are made and not yet taken.
@@ -363,12 +440,11 @@ impl Shrink {
     /// across); the held rows no later output row reaches are let go.
     fn resize_down(&mut self) -> Result<(), FitError> {
         let n = usize::from(self.channels);
-        let (out_row, reduced_row) = (self.out_width as usize * n, self.reduced_width as usize * n);
+        let out_width = self.rows_width();
+        let (out_row, reduced_row) = (out_width as usize * n, self.reduced_width as usize * n);
         let (scale, reach) = self.vertical();
         let held_to = self.held_from + self.held_rows;
-        // The source's width in reduced pixels, the last block counted as
-        // the part of a block it is.
-        let across = f64::from(self.width) / f64::from(self.kx);
+        let source_across = self.across_width();
         let group = group_rows(reduced_row as u64, scale);
         while self.rows_out < self.out_height {
             let first = self.rows_out;
@@ -381,12 +457,16 @@ impl Shrink {
             }
             let top = top.max(self.held_from);
             let at = self.out.len();
+            if self.across_later && self.out.capacity() == 0 {
+                // Given to the encoder's thread and back.
+                self.out = memory::handed_over(group as usize * out_row)?;
+            }
             reserve(&mut self.out, (last - first) as usize * out_row)?;
             self.out.resize(at + (last - first) as usize * out_row, 0);
             let dst = &mut self.out[at..];
             let from = (top - self.held_from) as usize * reduced_row;
             let to = (bottom - self.held_from) as usize * reduced_row;
-            if self.reduced_height == self.out_height && self.reduced_width == self.out_width {
+            if self.reduced_height == self.out_height && self.reduced_width == out_width {
                 let from = (first - self.held_from) as usize * reduced_row;
                 dst.copy_from_slice(&self.held[from..from + dst.len()]);
             } else {
@@ -395,7 +475,7 @@ impl Shrink {
                     ImageRef::new(self.reduced_width, bottom - top, &self.held[from..to], kind)
                         .map_err(fail)?;
                 let mut dst =
-                    Image::from_slice_u8(self.out_width, last - first, dst, kind).map_err(fail)?;
+                    Image::from_slice_u8(out_width, last - first, dst, kind).map_err(fail)?;
                 let (crop_top, crop_height) = if self.reduced_height == self.out_height {
                     (f64::from(first - top), f64::from(last - first))
                 } else {
@@ -404,10 +484,11 @@ impl Shrink {
                         (f64::from(last - first) * scale).min(f64::from(bottom - top) - crop_top);
                     (crop_top, height)
                 };
-                let across = if self.reduced_width == self.out_width {
+                // Left across, or as wide already: the pass down only.
+                let across = if self.reduced_width == out_width {
                     f64::from(self.reduced_width)
                 } else {
-                    across
+                    source_across
                 };
                 let options = ResizeOptions::new()
                     .resize_alg(ResizeAlg::Convolution(lanczos3_filter()?))
@@ -437,7 +518,7 @@ impl Shrink {
     /// The output, once every source row has come; alpha divided out
     /// again, or dropped when every pixel was opaque.
     pub fn finish(self) -> Result<Pixels, FitError> {
-        if self.taken {
+        if self.taken || self.across_later {
             return Err(fail("the rows were taken as they were made"));
         }
         if self.rows_in != self.height || self.rows_out != self.out_height {
@@ -468,6 +549,36 @@ impl Shrink {
         }
         Ok(pixels)
     }
+}
+
+/// Output rows `width` pixels of `channels` wide made final: alpha
+/// dropped unless `keep_alpha` (every pixel was opaque), or divided out
+/// again if it was `premultiplied`.
+pub(super) fn finish_alpha(
+    out: &mut Vec<u8>,
+    (width, channels): (u32, u8),
+    keep_alpha: bool,
+    premultiplied: bool,
+) -> Result<(), FitError> {
+    if !matches!(channels, 2 | 4) || out.is_empty() {
+        return Ok(());
+    }
+    let n = usize::from(channels);
+    if !keep_alpha {
+        let pixels = out.len() / n;
+        for i in 0..pixels {
+            out.copy_within(i * n..i * n + n - 1, i * (n - 1));
+        }
+        out.truncate(pixels * (n - 1));
+    } else if premultiplied {
+        let rows = (out.len() / (width as usize * n)) as u32;
+        let mut image =
+            Image::from_slice_u8(width, rows, out, pixel_type(channels)).map_err(fail)?;
+        MulDiv::default()
+            .divide_alpha_inplace(&mut image)
+            .map_err(fail)?;
+    }
+    Ok(())
 }
 
 /// Room for `more` bytes at the end of `held`, allocated fallibly.

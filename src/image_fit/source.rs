@@ -15,9 +15,10 @@ use std::io::Cursor;
 use image::metadata::Orientation;
 use image::ImageFormat;
 
+use super::across::Across;
 use super::decode::{self, check_pixels, jpeg_frame, JpegFrame, Opened, Pixels, MAX_DECODED_BYTES};
 use super::encode::{self, Encoded, Encoding, RowSource};
-use super::shrink::{strip_bytes, Shrink};
+use super::shrink::{group_bytes, strip_bytes, Shrink};
 use super::{memory, relay, FitError};
 
 fn decode_error(error: impl std::fmt::Display) -> FitError {
@@ -254,11 +255,19 @@ impl Source<'_> {
             return memory::fit_peak(decoding, held, strips, output);
         }
         let out_row = u64::from(out_width) * n;
+        // Relayed, the encoder's thread holds a group resized down (the
+        // one this thread makes is among the strips); the three buffers
+        // handed between the threads are mapped.
+        let relayed = if relay::worthwhile(out_width, out_height, channels) {
+            group_bytes(width, height, out_width, out_height, channels) + 3 * memory::MAPPED_SLACK
+        } else {
+            0
+        };
         memory::streamed_peak(
             decoding,
             held,
             strips,
-            memory::encoder_bytes(out_row) + relay::relay_bytes(out_width, out_height, channels),
+            memory::encoder_bytes(out_row) + relayed,
             memory::encoded_bound(output, limit),
         )
     }
@@ -341,7 +350,7 @@ impl Source<'_> {
             keep_alpha: self.transparent,
             transparent: false,
             finished: false,
-            out_width,
+            across: None,
             out_height,
             channels,
         })
@@ -367,6 +376,9 @@ impl Source<'_> {
     ) -> Result<Encoded, FitError> {
         loop {
             let mut rows = self.rows(out_width, out_height, false)?;
+            if relay::worthwhile(out_width, out_height, rows.channels()) {
+                rows.across = Some(rows.shrink.leave_across(rows.keep_alpha)?);
+            }
             let result = encode::encode(&mut rows, how, limit, true);
             if rows.transparent {
                 // Alpha was dropped on a guess that a pixel proved wrong:
@@ -460,7 +472,8 @@ pub struct Rows<'a> {
     transparent: bool,
     /// Every row was given and the input read to its end.
     finished: bool,
-    out_width: u32,
+    /// The pass across, left to whoever encodes the rows (not yet taken).
+    across: Option<Across>,
     out_height: u32,
     /// The source's channels.
     channels: u8,
@@ -482,7 +495,7 @@ impl Rows<'_> {
 
 impl RowSource for Rows<'_> {
     fn width(&self) -> u32 {
-        self.out_width
+        self.shrink.rows_width()
     }
 
     fn height(&self) -> u32 {
@@ -522,6 +535,18 @@ impl RowSource for Rows<'_> {
 
     fn rows(&self) -> &[u8] {
         self.shrink.taken_rows()
+    }
+
+    fn give_rows(&mut self) -> Vec<u8> {
+        self.shrink.give_rows()
+    }
+
+    fn take_back(&mut self, spent: Vec<u8>) {
+        self.shrink.take_back(spent);
+    }
+
+    fn take_across(&mut self) -> Option<Across> {
+        self.across.take()
     }
 }
 
