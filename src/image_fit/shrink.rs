@@ -289,26 +289,31 @@ impl Shrink {
             return Err(fail("the pass across is left before any row"));
         }
         self.across_later = true;
-        let across = if self.reduced_width == self.out_width {
-            f64::from(self.reduced_width)
-        } else {
-            self.across_width()
-        };
-        let reduced_row = u64::from(self.reduced_width) * u64::from(self.channels);
-        let group = group_rows(reduced_row, self.vertical().0).min(self.out_height);
         Across::new(
-            (self.reduced_width, across),
-            (self.out_width, group),
+            (self.reduced_width, self.crop_across(self.out_width)),
+            (self.out_width, self.group().min(self.out_height)),
             self.channels,
             keep_alpha,
             self.premultiplies(),
         )
     }
 
-    /// The source's width in reduced pixels, the last block counted as
-    /// the part of a block it is.
-    fn across_width(&self) -> f64 {
-        f64::from(self.width) / f64::from(self.kx)
+    /// What the pass across reads of each reduced row to make rows
+    /// `to_width` pixels wide: the source's width in reduced pixels (the
+    /// last block counted as the part of a block it is), or, when they are
+    /// as wide, every pixel (no pass across).
+    fn crop_across(&self, to_width: u32) -> f64 {
+        if self.reduced_width == to_width {
+            f64::from(self.reduced_width)
+        } else {
+            f64::from(self.width) / f64::from(self.kx)
+        }
+    }
+
+    /// Output rows resized at a time.
+    fn group(&self) -> u32 {
+        let reduced_row = u64::from(self.reduced_width) * u64::from(self.channels);
+        group_rows(reduced_row, self.vertical().0)
     }
 
     /// The output rows made since rows were last taken (none, or a group),
@@ -444,8 +449,10 @@ impl Shrink {
         let (out_row, reduced_row) = (out_width as usize * n, self.reduced_width as usize * n);
         let (scale, reach) = self.vertical();
         let held_to = self.held_from + self.held_rows;
-        let source_across = self.across_width();
-        let group = group_rows(reduced_row as u64, scale);
+        let group = self.group();
+        // Left across, the rows are as wide as the reduced ones: the pass
+        // down only.
+        let crop_across = self.crop_across(out_width);
         while self.rows_out < self.out_height {
             let first = self.rows_out;
             let last = (first + group).min(self.out_height);
@@ -484,16 +491,10 @@ impl Shrink {
                         (f64::from(last - first) * scale).min(f64::from(bottom - top) - crop_top);
                     (crop_top, height)
                 };
-                // Left across, or as wide already: the pass down only.
-                let across = if self.reduced_width == out_width {
-                    f64::from(self.reduced_width)
-                } else {
-                    source_across
-                };
                 let options = ResizeOptions::new()
                     .resize_alg(ResizeAlg::Convolution(lanczos3_filter()?))
                     .use_alpha(false)
-                    .crop(0.0, crop_top, across, crop_height);
+                    .crop(0.0, crop_top, crop_across, crop_height);
                 self.resizer
                     .resize(&src, &mut dst, &options)
                     .map_err(fail)?;
