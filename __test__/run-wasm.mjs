@@ -46,6 +46,7 @@ const FILES = [
   'resource-links',
   'request-budget',
   'read-saved-output',
+  'wasm-loader',
 ]
 
 if (!fs.existsSync(wasm)) {

@@ -6,6 +6,20 @@ import { parentPort, threadId, Worker, workerData } from 'node:worker_threads'
 
 const require = createRequire(import.meta.url)
 
+// mcp-content: the runtime imported before it is required (added by scripts/patch-wasi-loaders.mjs):
+// the runtime's CommonJS entry loads @emnapi/core, @emnapi/runtime and the
+// core's plugins, ES modules, through require(esm), and Node 20 aborts the
+// process when this worker is terminated inside such a load (the loader's
+// 'exit' teardown terminates workers still booting). Imported first, they
+// are evaluated when a require looks them up. A failure here is left to
+// the requires, which report it (docs/platforms.md).
+try {
+  await import('@napi-rs/wasm-runtime')
+  const runtimeRequire = createRequire(require.resolve('@napi-rs/wasm-runtime'))
+  const { pathToFileURL } = await import('node:url')
+  await import(pathToFileURL(runtimeRequire.resolve('@emnapi/core/plugins')).href)
+} catch {}
+
 // The thread spawn that created this worker has already returned, so the loader
 // thread may be waiting on this thread. A failure before the crash hook below is
 // in place (a missing '@napi-rs/wasm-runtime', say) has to raise the crash flags
