@@ -1282,7 +1282,7 @@ function invalidArgument(message) {
 
 /** The last path segment of a uri, percent-decoded; undefined when there
  * is none, an escape is malformed or not UTF-8, or the name would hold a
- * separator or control character or be a dot name (src/content.rs). */
+ * separator or control character or be a dot name (src/content/uri.rs). */
 function fileName(uri) {
   let p = uri.split(/[?#]/)[0]
   p = p.replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, '')
