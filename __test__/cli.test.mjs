@@ -80,6 +80,21 @@ describe('mcp-content: help, version, usage errors', () => {
     oneErrorLine(await run(['convert', '--defer-media', 'maybe']), 2, /--defer-media must be auto, true or false/)
     oneErrorLine(await run(['convert', '--max-text-tokens', '0']), 2, /--max-text-tokens must be a positive integer/)
     oneErrorLine(await run(['convert', '--max-text-tokens', '-5']), 2, /^mcp-content convert: Option '--max-text-tokens' argument is ambiguous/)
+    oneErrorLine(await run(['convert', '--presign-seconds', '60']), 2, /--presign-seconds is for a bucket store: give --output-dir s3:\/\/bucket\/prefix/)
+    oneErrorLine(await run(['convert', '--output-dir', '/tmp/x', '--presign-seconds', '60']), 2, /--presign-seconds is for a bucket store/)
+    for (const bad of ['1.5', '604801', '1e3', '060', 'week', '', '99999999999999999999']) {
+      oneErrorLine(
+        await run(['convert', '--output-dir', 's3://spills/x', '--presign-seconds', bad]),
+        2,
+        /--presign-seconds must be a whole number of seconds from 0 \(no URL\) to 604800/,
+      )
+    }
+    oneErrorLine(
+      await run(['proxy', '--presign-seconds', '-1', '--output-dir', 's3://spills/x', '--', 'node']),
+      2,
+      /^mcp-content proxy: Option '--presign-seconds' argument is ambiguous/,
+    )
+    oneErrorLine(await run(['proxy', '--presign-seconds', '3600', '--', 'node']), 2, /^mcp-content proxy: --presign-seconds is for a bucket store/)
     oneErrorLine(await run(['inspect']), 2, /^mcp-content inspect: no file to inspect/)
     oneErrorLine(await run(['cleanup', '--retention-days', 'week']), 2, /--retention-days must be a number of days/)
     oneErrorLine(await run(['proxy', 'node', 'server.js']), 2, /^mcp-content proxy: unexpected "node": the server's command goes after --/)

@@ -14,7 +14,9 @@ import crypto from 'node:crypto'
 import { execFile } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { promisify } from 'node:util'
-import { loadBinding, bindingPath, corpus, b64, makePng, randomBytes, parseSavedNote, wasmCannot } from './fixtures/index.mjs'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { loadBinding, bindingPath, cliPath, corpus, b64, makePng, randomBytes, parseSavedNote, testDir, wasmCannot } from './fixtures/index.mjs'
 import { findGarage, startGarage } from './fixtures/garage.mjs'
 
 const { ToolOutputStore, toContentAsync, convertToolResult, readSavedOutputTool } = loadBinding()
@@ -438,6 +440,54 @@ describe('ToolOutputStore on a Garage bucket', { skip }, () => {
     assert.ok(Buffer.from(await (await fetch(original.url)).arrayBuffer()).equals(png))
     // save() answers the location only (the URL is for notes).
     assert.match(store.save(Buffer.from('x')).path, /^s3:\/\/\S+$/)
+  })
+
+  test('the CLI: convert --output-dir s3://... --presign-seconds gives URLs a plain fetch() reads; 0 gives none', async () => {
+    const env = awsEnv('AWS_ENDPOINT_URL_S3', 'AWS_REGION')
+    const parquet = corpus('fixture.parquet')
+    const result = {
+      content: [{ type: 'resource', resource: { uri: 'file:///data.parquet', mimeType: 'application/vnd.apache.parquet', blob: b64(parquet) } }],
+    }
+    const convert = (...args) =>
+      new Promise((resolve, reject) => {
+        const child = execFile(process.execPath, [cliPath, 'convert', ...args, '-'], { env, maxBuffer: 64 * MiB }, (error, stdout, stderr) =>
+          error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+        )
+        child.stdin.end(JSON.stringify(result))
+      })
+    const url = fresh()
+    const converted = await convert('--output-dir', url, '--presign-seconds', '600')
+    const shown = presignedIn(converted.content[0].text)
+    assert.ok(shown, converted.content[0].text)
+    assert.ok(shown.location.startsWith(`${url}/tool_`), shown.location)
+    assert.ok(shown.until > Date.now() + 590_000 && shown.until <= Date.now() + 600_000, new Date(shown.until).toISOString())
+    const response = await fetch(shown.url)
+    assert.equal(response.status, 200)
+    assert.ok(Buffer.from(await response.arrayBuffer()).equals(parquet))
+    const without = await convert('--output-dir', url, '--presign-seconds', '0')
+    assert.match(without.content[0].text, new RegExp(`saved to ${url}/tool_\\S+\\.parquet\\]$`))
+    assert.equal(presignedIn(without.content[0].text), null)
+  })
+
+  test('the proxy: --output-dir s3://... --presign-seconds in front of a real MCP server; the URL in the note reads the bytes', async () => {
+    const url = fresh()
+    const server = [path.join(testDir, 'mcp-test-server.mjs')]
+    const args = [cliPath, 'proxy', '--output-dir', url, '--presign-seconds', '600', '--', process.execPath, ...server]
+    const transport = new StdioClientTransport({ command: process.execPath, args, env: awsEnv('AWS_ENDPOINT_URL_S3', 'AWS_REGION'), stderr: 'pipe' })
+    const client = new Client({ name: 'mcp-content-s3-proxy-test', version: '0.0.0' })
+    await client.connect(transport)
+    try {
+      const result = await client.callTool({ name: 'parquet_blob', arguments: {} })
+      const text = result.content.map((c) => c.text ?? '').join('\n')
+      const shown = presignedIn(text)
+      assert.ok(shown, text)
+      assert.ok(shown.location.startsWith(`${url}/tool_`), shown.location)
+      const response = await fetch(shown.url)
+      assert.equal(response.status, 200)
+      assert.ok(Buffer.from(await response.arrayBuffer()).equals(corpus('fixture.parquet')))
+    } finally {
+      await client.close()
+    }
   })
 
   test('presignSeconds: the URL is refused once it expired', async () => {

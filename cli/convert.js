@@ -16,7 +16,10 @@ part or an array of parts. Files that cannot be sent are saved by the store and 
 Options:
   --provider <p>          ${options.PROVIDERS.join(', ')}
                           (default: default)
-  --output-dir <dir>      where files are saved (default: the per-user temp store)
+  --output-dir <dir>      where files are saved (default: the per-user temp store), or
+                          s3://bucket/prefix (credentials and endpoint from AWS_* variables)
+  --presign-seconds <n>   with an s3:// --output-dir: each note naming a saved object also
+                          gives a presigned URL of it, valid n seconds (at most 604800)
   --defer-media <when>    auto, true or false (default auto: for openai-chat, openrouter, google)
   --max-text-tokens <n>   the text cap (default 12500; Infinity: off)
   --max-input <size>      the most read from one file or standard input (default 256MiB);
@@ -34,6 +37,7 @@ async function run(args) {
   const { values, positionals } = options.parse('convert', args, {
     provider: { type: 'string' },
     'output-dir': { type: 'string' },
+    'presign-seconds': { type: 'string' },
     'defer-media': { type: 'string' },
     'max-text-tokens': { type: 'string' },
     'max-input': { type: 'string' },
@@ -55,12 +59,13 @@ async function run(args) {
     deferMedia: values.mcp ? false : options.deferMedia('convert', values['defer-media']),
     maxTextTokens: options.maxTextTokens('convert', values['max-text-tokens']),
   }
+  const presign = options.presignSeconds('convert', values['presign-seconds'], values['output-dir'])
   const maxBytes = options.maxInput('convert', values['max-input'])
   const source = positionals[0] ?? '-'
   const bytes = await readSource(source, { maxBytes, json: true })
   const result = parseToolResult(bytes)
   if (result === null) throw notJson(source)
-  settings.store = options.store(values['output-dir'])
+  settings.store = options.store(values['output-dir'], presign)
   const shown = progress()
   shown.update(`converting ${source === '-' ? 'standard input' : source} for ${settings.provider}`)
   let converted

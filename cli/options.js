@@ -58,9 +58,34 @@ function deferMedia(command, value) {
   throw usageError(`--defer-media must be auto, true or false, not "${value}" (see mcp-content ${command} --help)`)
 }
 
-/** A store for `--output-dir`, or the package's default store; a store that cannot be made is a failure (exit 1). */
-function store(dir) {
-  return dir === undefined ? new mcp.ToolOutputStore() : new mcp.ToolOutputStore(dir)
+/** The longest `--presign-seconds`: SigV4's 7 days, as the store takes it. */
+const MAX_PRESIGN_SECONDS = 7 * 24 * 60 * 60
+
+/**
+ * `--presign-seconds <n>`, for a bucket store (`--output-dir s3://...`) only: a whole number of
+ * seconds up to 7 days, or undefined when not given.
+ */
+function presignSeconds(command, value, dir) {
+  if (value === undefined) return undefined
+  if (!/^(0|[1-9][0-9]{0,5})$/.test(value) || Number(value) > MAX_PRESIGN_SECONDS) {
+    throw usageError(
+      `--presign-seconds must be a whole number of seconds from 0 (no URL) to ${MAX_PRESIGN_SECONDS} (7 days), not "${value}" (see mcp-content ${command} --help)`,
+    )
+  }
+  if (dir === undefined || !dir.startsWith('s3://')) {
+    throw usageError(`--presign-seconds is for a bucket store: give --output-dir s3://bucket/prefix (see mcp-content ${command} --help)`)
+  }
+  return Number(value)
 }
 
-module.exports = { PROVIDERS, parse, provider, maxTextTokens, maxInput, deferMedia, store }
+/**
+ * A store for `--output-dir`, or the package's default store; a store that cannot be made is a
+ * failure (exit 1). With `presign` (seconds, from `presignSeconds`), each note naming a saved
+ * object also gives a presigned URL of it.
+ */
+function store(dir, presign) {
+  if (dir === undefined) return new mcp.ToolOutputStore()
+  return presign === undefined ? new mcp.ToolOutputStore(dir) : new mcp.ToolOutputStore(dir, { s3: { presignSeconds: presign } })
+}
+
+module.exports = { PROVIDERS, parse, provider, maxTextTokens, maxInput, deferMedia, presignSeconds, store }

@@ -31,8 +31,11 @@ one keeps its resultType. Put it in an MCP client's config in place of the serve
 Options:
   --provider <p>          ${options.PROVIDERS.join(', ')}
                           (default: default)
-  --output-dir <dir>      where files are saved (default: the per-user temp store); the
-                          store's retention (7 days) is applied at start and every hour
+  --output-dir <dir>      where files are saved (default: the per-user temp store), or
+                          s3://bucket/prefix (credentials and endpoint from AWS_* variables);
+                          the store's retention (7 days) is applied at start and every hour
+  --presign-seconds <n>   with an s3:// --output-dir: each note naming a saved object also
+                          gives a presigned URL of it, valid n seconds (at most 604800)
   --max-text-tokens <n>   the text cap (default 12500; Infinity: off)
   --max-line-bytes <n>    the longest line read from the server or the client (default
                           67108864, 64 MiB; at most 268435456): a longer line is dropped
@@ -278,6 +281,7 @@ async function run(args) {
   const { values, positionals } = options.parse('proxy', own, {
     provider: { type: 'string' },
     'output-dir': { type: 'string' },
+    'presign-seconds': { type: 'string' },
     'max-text-tokens': { type: 'string' },
     'max-line-bytes': { type: 'string' },
     ...LINK_OPTIONS,
@@ -291,7 +295,7 @@ async function run(args) {
   const settings = {
     provider: options.provider('proxy', values.provider),
     maxTextTokens: options.maxTextTokens('proxy', values['max-text-tokens']),
-    store: options.store(values['output-dir']),
+    store: options.store(values['output-dir'], options.presignSeconds('proxy', values['presign-seconds'], values['output-dir'])),
     maxLineBytes: maxLineBytes(values['max-line-bytes']),
     links: linkFlags(values),
   }
