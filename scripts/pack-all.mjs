@@ -223,7 +223,7 @@ function buildTarget(target, plan, tools, buildDir, logFile) {
   }
   // --no-js: the loader (index.js) is the committed one; the generated types go to
   // the scratch folder, not over the hand-written index.d.ts.
-  const args = [napiCli, 'build', '--platform', '--release', ...plan.args, '--output-dir', buildDir, '--no-js']
+  const args = [napiCli, 'build', '--platform', '--release', '--features', 'binding', ...plan.args, '--output-dir', buildDir, '--no-js']
   console.log(`pack-all: ${target.platformArchABI}: napi ${args.slice(1).join(' ')}`)
   const started = Date.now()
   const r = run(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] })
