@@ -17,8 +17,8 @@ use std::io::{self, Write};
 
 use base64_simd::{Out, STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 
-/// Base64 symbols handled per chunk (a multiple of 4): 64 KiB of input.
-const CHUNK_SYMBOLS: usize = 64 * 1024;
+/// Base64 symbols handled per chunk (a multiple of 4): 256 KiB of input.
+const CHUNK_SYMBOLS: usize = 256 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Alphabet {
