@@ -20,6 +20,7 @@ macro_rules! mt {
 
 mod archive;
 mod binary;
+mod crc;
 mod document;
 pub mod formats;
 mod image;

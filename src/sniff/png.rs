@@ -14,6 +14,7 @@ use std::ops::Range;
 
 use memchr::memmem;
 
+use super::crc::{crc32, Crc32};
 use super::{array, be32, bytes, has_at, ReadAt, Soundness, Window};
 
 pub(super) const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
@@ -276,7 +277,7 @@ fn crc_matches(head: &[u8], rest: &mut Rest, range: Range<usize>, block: &mut Ve
         // bytes never pass as a matching CRC.
         return false;
     };
-    let mut hasher = crc32fast::Hasher::new();
+    let mut hasher = Crc32::new();
     block.resize(body.len().min(CRC_BLOCK).max(block.len()), 0);
     let mut at = body.start;
     while at < body.end {
@@ -335,13 +336,6 @@ fn chunks(data: &[u8]) -> impl Iterator<Item = (&[u8; 4], Range<usize>)> {
         pos = (kind != b"IEND").then_some(end);
         Some((kind, at..end))
     })
-}
-
-/// CRC-32 (ISO 3309) as PNG uses it. crc32fast uses the CPU's carry-less
-/// multiply: 3.4 us for 64 KiB against 183 us for a byte-wise table (measured
-/// here), which made small images cost more than large ones.
-fn crc32(data: &[u8]) -> u32 {
-    crc32fast::hash(data)
 }
 
 #[cfg(test)]
