@@ -215,17 +215,7 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
     // The common form (standard alphabet, whole groups, one line) needs a
     // single pass: the engine's check alone.
     if input.len().is_multiple_of(4) && Alphabet::Standard.engine(input).check(input).is_ok() {
-        let padding = input.iter().rev().take_while(|&&b| b == b'=').count();
-        return Ok(Base64 {
-            input,
-            info: Base64Info {
-                alphabet: Alphabet::Standard,
-                has_line_breaks: false,
-                decoded_len: input.len() / 4 * 3 - padding,
-                canonical: true,
-            },
-            lines: None,
-        });
+        return Ok(Base64::canonical(input));
     }
     let has_line_breaks = memchr::memchr2(b'\r', b'\n', input).is_some();
     // MIME's form, equal lines of the standard alphabet, is settled by the
@@ -295,6 +285,23 @@ pub fn inspect(input: &[u8]) -> Result<Base64<'_>, Base64Error> {
     };
     base64.check()?;
     Ok(base64)
+}
+
+/// [`inspect`], with the bytes decoded in the same pass when the string is
+/// in the common form (one line, standard alphabet, whole groups) and
+/// decodes to at most `decode_up_to` bytes: the decode checks every symbol
+/// as it goes, so a check before it would read the string twice. `None`
+/// when not decoded; the verdict and `info` are `inspect`'s either way.
+pub fn inspect_decoding(
+    input: &[u8],
+    decode_up_to: usize,
+) -> Result<(Base64<'_>, Option<Vec<u8>>), Base64Error> {
+    if input.len().is_multiple_of(4) && input.len() / 4 * 3 <= decode_up_to {
+        if let Ok(bytes) = Alphabet::Standard.engine(input).decode_to_vec(input) {
+            return Ok((Base64::canonical(input), Some(bytes)));
+        }
+    }
+    inspect(input).map(|b64| (b64, None))
 }
 
 /// The first byte that is neither a symbol of `alphabet`, `=`, nor a line
@@ -379,6 +386,21 @@ impl<'a> Base64<'a> {
     /// The string exactly as given.
     pub fn as_bytes(&self) -> &'a [u8] {
         self.input
+    }
+
+    /// `input` in the common form, which the engine accepted whole.
+    fn canonical(input: &'a [u8]) -> Self {
+        let padding = input.iter().rev().take_while(|&&b| b == b'=').count();
+        Base64 {
+            input,
+            info: Base64Info {
+                alphabet: Alphabet::Standard,
+                has_line_breaks: false,
+                decoded_len: input.len() / 4 * 3 - padding,
+                canonical: true,
+            },
+            lines: None,
+        }
     }
 
     /// Run the engine's validation over every symbol.
@@ -865,6 +887,73 @@ mod tests {
         ] {
             assert!(inspect(bad.as_bytes()).is_err(), "{bad:?} was accepted");
         }
+    }
+
+    /// `inspect_decoding` gives `inspect`'s verdict, info and error, and
+    /// the bytes `decode` gives, decoded or not.
+    fn agrees_with_inspect(input: &[u8], decode_up_to: usize) {
+        match (inspect(input), inspect_decoding(input, decode_up_to)) {
+            (Ok(b64), Ok((fused, decoded))) => {
+                assert_eq!(b64.info, fused.info, "{input:?}");
+                if let Some(bytes) = decoded {
+                    assert_eq!(bytes, b64.decode(), "{input:?}");
+                }
+            }
+            (Err(error), Err(fused)) => assert_eq!(error, fused, "{input:?}"),
+            (a, b) => panic!(
+                "{input:?}: inspect {:?}, inspect_decoding {:?}",
+                a.is_ok(),
+                b.is_ok()
+            ),
+        }
+    }
+
+    #[test]
+    fn decoding_while_inspecting_changes_no_verdict() {
+        let documented = [
+            "aGVsbG8=",
+            "aGVsbG8",
+            "aGVs\r\nbG8=",
+            "aGVs\nbG8=\n",
+            "-_-_",
+            "",
+            "QQ==",
+        ];
+        let refused = [
+            "aGVs bG8=",
+            "aGVsbG8==",
+            "aGVsbG8===",
+            "aGVsb",
+            "a=GVsbG8",
+            "+/-_",
+            "aGVs\tbG8=",
+            "aGV\u{e9}",
+            "QR==",
+            "aGVs!G8=",
+            "aGVs]G8=",
+            "====",
+        ];
+        for input in documented.iter().chain(&refused) {
+            for up_to in [0, 4, usize::MAX] {
+                agrees_with_inspect(input.as_bytes(), up_to);
+            }
+        }
+        // Long enough for the engine's 64-symbol blocks, with a bad byte at
+        // every place of the last blocks and at the start.
+        let data: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
+        let encoded = encode(&data).into_bytes();
+        agrees_with_inspect(&encoded, usize::MAX);
+        for at in (0..8).chain(encoded.len() - 200..encoded.len()) {
+            for bad in [b'!', b'=', b'-', b'\n', 0x80] {
+                let mut damaged = encoded.clone();
+                damaged[at] = bad;
+                agrees_with_inspect(&damaged, usize::MAX);
+            }
+        }
+        // Over the bound: not decoded, the same verdict.
+        let (b64, decoded) = inspect_decoding(&encoded, data.len() - 1).unwrap();
+        assert!(decoded.is_none());
+        assert_eq!(b64.info, inspect(&encoded).unwrap().info);
     }
 
     #[test]

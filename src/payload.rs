@@ -17,14 +17,23 @@ use crate::sniff::{ReadAt, Window, HEAD_LEN, TAIL_LEN};
 /// depends on the bytes alone.
 pub const WHOLE_CHECK_LEN: usize = 64 * 1024 * 1024;
 
-/// Base64 that decodes to fewer bytes than this is decoded whole once when
-/// a check reads all of it, not read sparsely (`Data::sparse`): a PNG's
-/// walk (its CRCs) and the decode check after it each read every byte, so
-/// sparse reads decode it twice (half the time of a 100 KB PNG). From
-/// here on they save a decoded copy as large as the image, held besides
-/// its string. Unit tests and fuzz targets read sparsely from any length,
+/// Base64 that decodes to fewer bytes than this is decoded whole once (as
+/// it is validated, for a part being routed), not read sparsely
+/// (`Data::sparse`): a PNG's walk (its CRCs) and the decode check after it
+/// each read every byte, so sparse reads decode it twice (half the time of
+/// a 100 KB PNG). From here on they save a decoded copy as large as the
+/// image, held besides its string. Unit tests and fuzz targets read sparsely from any length,
 /// so the sparse readers are tested on small data.
 const SPARSE_FROM: usize = if cfg!(any(test, fuzzing)) { 0 } else { 8 << 20 };
+
+/// What `Data::open_for_routing` decodes as it validates: data below
+/// `SPARSE_FROM`; in unit tests and fuzz targets, where that is 0, what
+/// `Data::open` decodes.
+const DECODED_FOR_ROUTING: usize = if cfg!(any(test, fuzzing)) {
+    HEAD_LEN + TAIL_LEN
+} else {
+    SPARSE_FROM
+};
 
 /// A part's data as the caller handed it over.
 #[derive(Debug, Clone, Copy)]
@@ -67,13 +76,29 @@ impl<'a> Data<'a> {
     /// Validate the payload. Base64 is decoded here only when it is short
     /// (no longer than head and tail together): one pass, no window.
     pub fn open(payload: Payload<'a>) -> Result<Self, Base64Error> {
+        Data::open_decoding_up_to(payload, HEAD_LEN + TAIL_LEN)
+    }
+
+    /// Validate the payload of a part about to be routed: base64 below
+    /// `SPARSE_FROM` is decoded here too, in the pass that validates it
+    /// when it is on one line. Most such data is read whole later (an
+    /// image or PDF checked, a text decoded, an image fitted), which
+    /// otherwise reads the string twice; what is saved as it is (a spill)
+    /// is written from these bytes instead of decoded again in chunks.
+    pub fn open_for_routing(payload: Payload<'a>) -> Result<Self, Base64Error> {
+        Data::open_decoding_up_to(payload, DECODED_FOR_ROUTING)
+    }
+
+    fn open_decoding_up_to(payload: Payload<'a>, up_to: usize) -> Result<Self, Base64Error> {
         let full = OnceCell::new();
         let source = match payload {
             Payload::Bytes(bytes) => Source::Bytes(bytes),
             Payload::Base64(text) => {
-                let b64 = base64_data::inspect(text)?;
-                if b64.info.decoded_len <= HEAD_LEN + TAIL_LEN {
-                    let _ = full.set(b64.decode());
+                let (b64, decoded) = base64_data::inspect_decoding(text, up_to)?;
+                let decoded =
+                    decoded.or_else(|| (b64.info.decoded_len <= up_to).then(|| b64.decode()));
+                if let Some(bytes) = decoded {
+                    let _ = full.set(bytes);
                 }
                 Source::Base64(b64)
             }

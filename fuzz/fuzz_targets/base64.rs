@@ -17,6 +17,8 @@
 //!   head agree with `decode`, and so does `decode_range_into` where the
 //!   layout allows it (one line or equal lines), as do `Data::sparse` reads;
 //! - the canonical encoding round-trips and is recognised as canonical;
+//! - `inspect_decoding` (up to the split point) gives `inspect`'s verdict,
+//!   error and info, and `decode`'s bytes;
 //! - `Data` over the string gives the same bytes, prefixes and stream;
 //! - an error that names a symbol position names the offending symbol.
 
@@ -121,6 +123,19 @@ fuzz_target!(|input: &[u8]| {
     let text = &text[..];
 
     let ours = base64_data::inspect(text);
+    // Decoding while inspecting changes neither the verdict, the error nor
+    // the info, and gives the bytes `decode` gives.
+    let fused = base64_data::inspect_decoding(text, split);
+    match (&ours, &fused) {
+        (Ok(b64), Ok((fused, decoded))) => {
+            assert_eq!(b64.info, fused.info);
+            if let Some(decoded) = decoded {
+                assert_eq!(*decoded, b64.decode());
+            }
+        }
+        (Err(ours), Err(fused)) => assert_eq!(ours, fused),
+        _ => panic!("inspect_decoding's verdict differs from inspect's"),
+    }
     let theirs = reference(text);
     let (b64, bytes) = match (ours, theirs) {
         (Ok(b64), Ok(bytes)) => (b64, bytes),

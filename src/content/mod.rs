@@ -324,7 +324,7 @@ impl<'p> Conversion<'p> {
             }),
             ..t
         });
-        let (Some(target), Ok(data)) = (target, Data::open(part.payload)) else {
+        let (Some(target), Ok(data)) = (target, Data::open_for_routing(part.payload)) else {
             return self.spill_attachment(part, held, store);
         };
         let fitting = Fitting {

@@ -89,7 +89,7 @@ pub(super) fn route_part<'a>(
         .declared_media_type
         .map(media_type::essence)
         .filter(|d| !d.is_empty());
-    let data = match Data::open(part.payload) {
+    let data = match Data::open_for_routing(part.payload) {
         Ok(data) => data,
         Err(error) => {
             let mt = declared.as_deref().unwrap_or("application/octet-stream");
