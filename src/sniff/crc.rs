@@ -66,17 +66,11 @@ pub(super) use imp::Crc32;
 mod tests {
     use super::*;
 
-    /// Bytes that are not a repeating pattern, so a fold that mixed up its
-    /// lanes would show.
+    /// Bytes that do not repeat within a block, so a fold that mixed up its
+    /// lanes would show (Knuth's multiplicative hash of the position).
     fn bytes(len: usize) -> Vec<u8> {
-        let mut x: u32 = 0x9e37_79b9;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x as u8
-            })
+        (0..len as u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
             .collect()
     }
 
