@@ -22,8 +22,9 @@ pub const WHOLE_CHECK_LEN: usize = 64 * 1024 * 1024;
 /// (`Data::sparse`): a PNG's walk (its CRCs) and the decode check after it
 /// each read every byte, so sparse reads decode it twice (half the time of
 /// a 100 KB PNG). From here on they save a decoded copy as large as the
-/// image, held besides its string. Unit tests and fuzz targets read sparsely from any length,
-/// so the sparse readers are tested on small data.
+/// image, held besides its string. Unit tests and fuzz targets read
+/// sparsely from any length, so the sparse readers are tested on small
+/// data.
 const SPARSE_FROM: usize = if cfg!(any(test, fuzzing)) { 0 } else { 8 << 20 };
 
 /// What `Data::open_for_routing` decodes as it validates: data below
