@@ -5,9 +5,8 @@
 //! 3.9 MB PNG's chunks in 75 us against 352 us with crc32fast's 128-bit
 //! folding, measured here on the Zen 4 of docs/performance.md, where they
 //! took a quarter of the largest attachable PNG's conversion on Bun.
-//! Elsewhere (wasm)
-//! crc32fast's slice-by-16 table, since `crc-fast` falls back to a byte-wise
-//! one there.
+//! Elsewhere (wasm) crc32fast's slice-by-16 table, since `crc-fast` falls
+//! back to a byte-wise one there.
 
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod imp {
