@@ -153,13 +153,16 @@ export function outcome(part) {
 
 /**
  * Time each implementation on the scenario's parts with tinybench: warmup,
- * then at least `iterations` runs and `time` ms. Spill folders are emptied
- * after each iteration (not timed). Returns latency statistics in ms.
+ * then at least `iterations` runs and `time` ms. Output folders are emptied
+ * after each iteration (not timed), whatever the scenario: a conversion that
+ * spills where none was expected (a long text saved whole) would otherwise
+ * fill the store to its cap and time its evictions instead.
+ * Returns latency statistics in ms.
  */
-export async function timeImplementations(impls, parts, { time, iterations, warmupTime, warmupIterations, dirs, spills }) {
+export async function timeImplementations(impls, parts, { time, iterations, warmupTime, warmupIterations, dirs }) {
   const bench = new Bench({ time, iterations, warmupTime, warmupIterations, throws: true })
   for (const [name, impl] of Object.entries(impls)) {
-    const afterEach = spills && dirs[name] ? () => dirs[name].empty() : undefined
+    const afterEach = dirs[name] ? () => dirs[name].empty() : undefined
     bench.add(name, () => impl.run(parts), { async: impl.async, afterEach, beforeAll: gc })
   }
   await bench.run()

@@ -33,7 +33,6 @@ const ATTACH = { attach: true } // target: native >= 5x faster than JS
  *   id, title     names in the table and the JSON
  *   build()       the parts of one tool result
  *   sequential    convert the parts one after the other (else Promise.all, as in the README)
- *   spills        the conversion writes files: the output folder is emptied between iterations
  *   blocked       measure how long the JS thread is blocked (inputs of 100 KB and more)
  *   memory        measure memory in fresh child processes (list of implementations)
  *   quick         part of the quick run
@@ -147,7 +146,6 @@ export const scenarios = [
     id: 'spill-1mib-b64',
     title: 'binary spill 1 MiB, base64 blob',
     build: () => [blob('file:///data.bin', 'application/octet-stream', b64(fx.randomBytes(1 * MiB, 5)))],
-    spills: true,
     quick: true,
     blocked: true,
   },
@@ -155,7 +153,6 @@ export const scenarios = [
     id: 'spill-32mib-b64',
     title: 'binary spill 32 MiB, base64 blob',
     build: () => [blob('file:///data.bin', 'application/octet-stream', b64(fx.randomBytes(32 * MiB, 6)))],
-    spills: true,
     quick: true,
     blocked: true,
     memory: ['nativeSync', 'nativeAsync', 'js', 'oneCopy'],
@@ -166,14 +163,12 @@ export const scenarios = [
     id: 'spill-32mib-b64-mime',
     title: 'binary spill 32 MiB, base64 blob in 76-symbol lines',
     build: () => [blob('file:///data.bin', 'application/octet-stream', b64(fx.randomBytes(32 * MiB, 6)).replace(/.{76}/g, '$&\r\n'))],
-    spills: true,
     blocked: true,
   },
   {
     id: 'spill-32mib-buf',
     title: 'binary spill 32 MiB, Buffer blob',
     build: () => [blob('file:///data.bin', 'application/octet-stream', fx.randomBytes(32 * MiB, 6))],
-    spills: true,
     blocked: true,
     memory: ['nativeAsync', 'js'],
   },

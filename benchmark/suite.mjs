@@ -107,7 +107,7 @@ for (const scenario of scenarios.filter(selected)) {
   if (!agree) log(`${scenario.id}: implementations decided differently: ${JSON.stringify(decisions)}`)
 
   log(`${scenario.id}: timing (${parts.length} part${parts.length > 1 ? 's' : ''}, ${size} bytes given)`)
-  const time = await timeImplementations(impls, parts, { ...timingParams(size), dirs, spills: scenario.spills })
+  const time = await timeImplementations(impls, parts, { ...timingParams(size), dirs })
   emptyDirs()
 
   let blocked
