@@ -21,6 +21,27 @@ fn new_stores_on_one_folder_list_it_once() {
     assert_eq!(own_files(tmp.path()).len(), 300);
 }
 
+/// A full folder is cleared to an eighth below its cap: it is listed once
+/// per eighth of the cap saved, not with every save, and never holds more
+/// than the cap.
+#[test]
+fn a_full_folder_is_listed_once_per_eighth_of_the_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = store_in(tmp.path()).with_max_bytes(Some(10_000.0)).unwrap();
+    let before = LISTINGS.with(|n| n.get());
+    for i in 0..1000u32 {
+        store.save(&[i as u8; 100], "bin").unwrap();
+        let held: u64 = own_files(tmp.path()).iter().map(|(_, len)| len).sum();
+        assert!(held <= 10_000, "save {i}: {held} bytes held");
+    }
+    let listed = LISTINGS.with(|n| n.get()) - before;
+    // The first 100 saves fill the cap; each listing then frees room for 13
+    // more (a listing with every one of the 900 saves before).
+    assert!((60..=75).contains(&listed), "listed {listed} times");
+    let held = own_files(tmp.path()).len();
+    assert!((87..=100).contains(&held), "{held} files held");
+}
+
 #[test]
 fn files_kept_for_one_conversion_are_never_evicted_for_it() {
     let tmp = tempfile::tempdir().unwrap();
