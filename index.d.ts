@@ -229,7 +229,9 @@ export interface ToolOutputStoreOptions {
   retentionDays?: number
   /**
    * Size cap of the store's own files, in bytes (default 1 GiB): the oldest are removed to make
-   * room, and a blob larger than the cap is not saved (`STORE_OVER_CAP`, or a note).
+   * room (in a folder, until an eighth of the cap is free besides the new file, so that a full
+   * folder is not listed at every save), and a blob larger than the cap is not saved
+   * (`STORE_OVER_CAP`, or a note).
    */
   maxBytes?: number
   /**
