@@ -229,6 +229,19 @@ describe('ToolOutputStore size cap', () => {
     assert.deepEqual(listFiles(dir).sort(), [path.basename(b.path), path.basename(c.path)].sort())
   })
 
+  test('a full store is cleared to an eighth below its cap, the oldest files first', (t) => {
+    const dir = tempDir(t)
+    const s = new ToolOutputStore(dir, { maxBytes: 8000 })
+    const saved = Array.from({ length: 80 }, (_, i) => path.basename(s.save(Buffer.alloc(100, i)).path))
+    assert.equal(listFiles(dir).length, 80, 'the cap is reached, nothing removed yet')
+    const next = path.basename(s.save(Buffer.alloc(100, 80)).path)
+    // 8000 - 8000 / 8 = 7000 bytes at most with the new file: the 11 oldest go.
+    assert.deepEqual(listFiles(dir).sort(), [...saved.slice(11), next].sort())
+    // The next 10 saves fit without removing anything.
+    for (let i = 0; i < 10; i++) s.save(Buffer.alloc(100, 81 + i))
+    assert.equal(listFiles(dir).length, 80)
+  })
+
   test('a spill over the cap becomes a note saying so', (t) => {
     const dir = tempDir(t)
     const store = new ToolOutputStore(dir, { maxBytes: 10 })
