@@ -248,3 +248,32 @@ test("the issue's images: a PNG flipped past the first 64 KiB, a GIF and a lossl
     }
   }
 })
+
+test('a GIF frame is read up to its last pixel, as libvips reads it: a bad code after it is not seen', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-content-agreement-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  // One frame, 2-colour table, LZW minimum code size 2 (3-bit codes):
+  // clear (4), pixel 0, code 7 where the next entry is 6 (no decoder
+  // decodes it), end (5). `width` pixels wide: 1 needs only pixel 0, 2
+  // reads code 7 too.
+  const gif = (width) => {
+    const codes = [4, 0, 7, 5].reduce((bits, code, i) => bits | (code << (3 * i)), 0)
+    const screen = [width, 0, 1, 0, 0x80, 0, 0]
+    const colors = [0, 0, 0, 255, 255, 255]
+    const image = [0x2c, 0, 0, 0, 0, width, 0, 1, 0, 0]
+    const data = [2, 2, codes & 0xff, codes >> 8, 0]
+    return Buffer.concat([Buffer.from('GIF89a'), Buffer.from([...screen, ...colors, ...image, ...data, 0x3b])])
+  }
+  for (const [width, attached] of [
+    [1, true],
+    [2, false],
+  ]) {
+    const bytes = gif(width)
+    assert.equal(await sharpDecodes(bytes), attached, `${width}x1: sharp's verdict`)
+    for (const convert of [toContent, toContentAsync]) {
+      const result = await convert({ type: 'image', data: bytes.toString('base64'), mimeType: 'image/gif' }, { outputDir: dir })
+      assert.equal(result.type !== 'text', attached, `${width}x1 (${convert.name}): ${result.text ?? 'attached'}`)
+      if (!attached) assert.match(result.text, /corrupt GIF: its image data does not decode/)
+    }
+  }
+})

@@ -1,6 +1,7 @@
-//! Every byte of an image decoded, its pixels dropped as they come: the
-//! check that what is attached as it is decodes in a provider's decoder,
-//! where the structural walks (`sniff`) see only chunk and block layout.
+//! Every byte of an image read as a decoder reads it, its pixels dropped
+//! as they come (a GIF's not even made): the check that what is attached
+//! as it is decodes in a provider's decoder, where the structural walks
+//! (`sniff`) see only chunk and block layout.
 //!
 //! Measured against libvips (sharp, `failOn: 'error'`) on images damaged at
 //! random (`__test__/decoder-agreement.test.mjs`): a PNG whose deflate data
@@ -9,16 +10,19 @@
 //! is left to its walk: libjpeg-turbo decodes broken entropy-coded data with
 //! a warning, never an error, and the walk catches the rest.
 //!
-//! Memory: a PNG is read a row at a time and a GIF frame through a small
-//! buffer, so neither holds its pixels; a WebP has no such decoder and is
-//! decoded whole, its buffer taken from the fit budget
-//! (`image_fit::memory`) like a fit's, 4 bytes a pixel for a lossless one
-//! (`alpha_flag_at`). Base64 is read as it is decoded (`Data::reader`), so
+//! Memory: a PNG is read a row at a time and a GIF's codes are walked
+//! without decoding them (`gif`, `lzw`), so neither holds its pixels; a
+//! WebP has no such decoder and is decoded whole, its buffer taken from
+//! the fit budget (`image_fit::memory`) like a fit's, 4 bytes a pixel for
+//! a lossless one (`alpha_flag_at`). Base64 is read as it is decoded (`Data::reader`), so
 //! the decoded bytes are not held besides.
 
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
 use crate::image_fit::memory;
+
+mod gif;
+mod lzw;
 
 /// Whether this check reads images of this media type.
 pub fn checks(media_type: &str) -> bool {
@@ -33,7 +37,9 @@ pub fn checks(media_type: &str) -> bool {
 pub fn decode_all(media_type: &str, data: impl BufRead + Seek) -> Result<(), String> {
     match media_type {
         "image/png" => png(data).map_err(|_| "corrupt PNG: its image data does not decode".into()),
-        "image/gif" => gif(data).map_err(|_| "corrupt GIF: its image data does not decode".into()),
+        "image/gif" => {
+            gif::check(data).map_err(|()| "corrupt GIF: its image data does not decode".into())
+        }
         "image/webp" => webp(data),
         _ => Ok(()),
     }
@@ -51,36 +57,6 @@ fn png(data: impl BufRead + Seek) -> Result<(), png::DecodingError> {
     while reader.next_row()?.is_some() {}
     // The chunks after the image data, up to IEND.
     reader.finish()
-}
-
-/// Pixels a GIF frame is decoded into at a time.
-const GIF_BLOCK: usize = 16 * 1024;
-
-/// `Err` when any frame does not decode whole (the error's words are not
-/// shown: `decode_all` says it in its own).
-fn gif(data: impl BufRead + Seek) -> Result<(), ()> {
-    gif_frames(data).map_err(drop)?.then_some(()).ok_or(())
-}
-
-/// Whether every frame held all its pixels; `Err` on a decoding error.
-fn gif_frames(data: impl BufRead + Seek) -> Result<bool, gif::DecodingError> {
-    let mut options = gif::DecodeOptions::new();
-    options.set_color_output(gif::ColorOutput::Indexed);
-    let mut decoder = options.read_info(data)?;
-    let mut block = vec![0; GIF_BLOCK];
-    while decoder.next_frame_info()?.is_some() {
-        // Every pixel of the frame, as a decoder that fills a frame buffer
-        // reads it: data that ends early is a truncated image.
-        let mut left = decoder.buffer_size();
-        while left > 0 {
-            let n = left.min(GIF_BLOCK);
-            if !decoder.fill_buffer(&mut block[..n])? {
-                return Ok(false);
-            }
-            left -= n;
-        }
-    }
-    Ok(true)
 }
 
 const WEBP_CORRUPT: &str = "corrupt WebP: its image data does not decode";
