@@ -24,6 +24,9 @@ use crate::image_fit::memory;
 mod gif;
 mod lzw;
 
+#[cfg(fuzzing)]
+pub use gif::decodes_every_pixel as gif_decodes_every_pixel;
+
 /// Whether this check reads images of this media type.
 pub fn checks(media_type: &str) -> bool {
     matches!(media_type, "image/png" | "image/gif" | "image/webp")

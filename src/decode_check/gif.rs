@@ -122,33 +122,39 @@ fn skip(data: &mut impl BufRead, len: u64) -> io::Result<()> {
     }
 }
 
+/// Whether `gif` (weezl) decodes every pixel of every frame, as this check
+/// did before the walk: what the walk is held to by the tests and the `gif`
+/// fuzz target.
+#[cfg(any(test, fuzzing))]
+pub fn decodes_every_pixel(gif: &[u8]) -> bool {
+    let decode = || -> Result<bool, ::gif::DecodingError> {
+        let mut options = ::gif::DecodeOptions::new();
+        options.set_color_output(::gif::ColorOutput::Indexed);
+        let mut decoder = options.read_info(std::io::Cursor::new(gif))?;
+        let mut block = vec![0; 16 * 1024];
+        while decoder.next_frame_info()?.is_some() {
+            let mut left = decoder.buffer_size();
+            while left > 0 {
+                let n = left.min(block.len());
+                if !decoder.fill_buffer(&mut block[..n])? {
+                    return Ok(false);
+                }
+                left -= n;
+            }
+        }
+        Ok(true)
+    };
+    decode().unwrap_or(false)
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Cursor;
 
     use super::*;
 
-    /// The verdict of decoding every pixel with `gif` (weezl), as this
-    /// check did before the walk: what the walk is held to.
     fn decoded(gif: &[u8]) -> bool {
-        let decode = || -> Result<bool, ::gif::DecodingError> {
-            let mut options = ::gif::DecodeOptions::new();
-            options.set_color_output(::gif::ColorOutput::Indexed);
-            let mut decoder = options.read_info(Cursor::new(gif))?;
-            let mut block = vec![0; 4096];
-            while decoder.next_frame_info()?.is_some() {
-                let mut left = decoder.buffer_size();
-                while left > 0 {
-                    let n = left.min(block.len());
-                    if !decoder.fill_buffer(&mut block[..n])? {
-                        return Ok(false);
-                    }
-                    left -= n;
-                }
-            }
-            Ok(true)
-        };
-        decode().unwrap_or(false)
+        decodes_every_pixel(gif)
     }
 
     fn walked(gif: &[u8]) -> bool {
