@@ -20,7 +20,8 @@
 //! The walk stops at the frame's last pixel, as libnsgif does: the code
 //! after it is not read. weezl reads one code past a full output buffer
 //! and refuses the frame when that code is invalid; libvips decodes such
-//! a frame (`decode_check.rs`'s tests keep one).
+//! a frame (`gif.rs`'s tests and `__test__/decoder-agreement.test.mjs`
+//! keep one).
 
 /// Entries in a full table: codes are at most 12 bits wide.
 const FULL: u32 = 4096;
@@ -48,9 +49,8 @@ pub struct Codes {
     next: u32,
     /// The previous code; `None` after a clear.
     prev: Option<u32>,
-    /// Pixels in each code's string. One slot past a full table takes the
-    /// entries that are not added, so the loop needs no branch for them.
-    lens: Box<[u32; FULL as usize + 1]>,
+    /// Pixels in each code's string.
+    lens: Box<[u32; FULL as usize]>,
     /// Bits read from the data and not used yet, the first in the lowest.
     bits: u64,
     held: u32,
@@ -65,7 +65,7 @@ impl Codes {
             size: 3,
             next: 6,
             prev: None,
-            lens: Box::new([1; FULL as usize + 1]),
+            lens: Box::new([1; FULL as usize]),
             bits: 0,
             held: 0,
             pixels: 0,
@@ -170,8 +170,8 @@ impl Codes {
             } else {
                 lens[code as usize]
             });
-            lens[next.min(FULL) as usize] = added;
             if next < FULL {
+                lens[next as usize] = added;
                 next += 1;
                 if next >= 1 << size && size < MAX_CODE_SIZE {
                     size += 1;
