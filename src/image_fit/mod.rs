@@ -10,6 +10,7 @@
 //! as the fit runs; see [`fit`].
 
 mod across;
+mod colours;
 mod decode;
 mod encode;
 pub(crate) mod memory;

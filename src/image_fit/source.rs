@@ -9,13 +9,13 @@
 //! (its EXIF orientation) is made whole, then turned.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::io::Cursor;
 
 use image::metadata::Orientation;
 use image::ImageFormat;
 
 use super::across::Across;
+use super::colours::PhotoTest;
 use super::decode::{self, check_pixels, jpeg_frame, JpegFrame, Opened, Pixels, MAX_DECODED_BYTES};
 use super::encode::{self, Encoded, Encoding, RowSource};
 use super::shrink::{group_bytes, strip_bytes, Shrink};
@@ -547,53 +547,5 @@ impl RowSource for Rows<'_> {
 
     fn take_across(&mut self) -> Option<Across> {
         self.across.take()
-    }
-}
-
-/// Pixels sampled to tell a photo from a screenshot or drawing.
-const SAMPLES: u64 = 4096;
-
-/// A photo (or anything like one) has many distinct colours even among a
-/// few thousand pixels; a screenshot, a chart or a drawing repeats a few.
-/// Such an image compresses far better as JPEG than as PNG. Every
-/// `step`-th pixel of the source is sampled as its rows go by.
-struct PhotoTest {
-    step: u64,
-    /// The index of the next pixel to come, and of the next sampled.
-    at: u64,
-    next: u64,
-    seen: HashSet<u32>,
-    sampled: usize,
-}
-
-impl PhotoTest {
-    fn new(pixels: u64) -> PhotoTest {
-        PhotoTest {
-            step: (pixels / SAMPLES).max(1),
-            at: 0,
-            next: 0,
-            seen: HashSet::with_capacity(SAMPLES as usize),
-            sampled: 0,
-        }
-    }
-
-    fn row(&mut self, row: &[u8], channels: u8) {
-        let n = usize::from(channels);
-        let count = (row.len() / n) as u64;
-        while self.next < self.at + count {
-            let i = (self.next - self.at) as usize * n;
-            let mut key = 0u32;
-            for &c in &row[i..i + n] {
-                key = (key << 8) | u32::from(c);
-            }
-            self.seen.insert(key);
-            self.sampled += 1;
-            self.next += self.step;
-        }
-        self.at += count;
-    }
-
-    fn looks_like_photo(&self) -> bool {
-        self.sampled > 0 && self.seen.len() * 2 > self.sampled
     }
 }

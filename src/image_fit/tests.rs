@@ -683,3 +683,46 @@ fn rows_streamed_into_the_encoder_make_the_bytes_the_whole_output_made() {
         }
     }
 }
+
+/// The filter type of each row of `png`'s image data (8-bit, not
+/// interlaced): the first byte of each row once inflated.
+fn row_filters(png: &[u8], row_len: usize) -> Vec<u8> {
+    use std::io::Read;
+    let (mut at, mut data) = (8, Vec::new());
+    while at + 12 <= png.len() {
+        let len = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        if &png[at + 4..at + 8] == b"IDAT" {
+            data.extend_from_slice(&png[at + 8..at + 8 + len]);
+        }
+        at += 12 + len;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(&data[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    raw.chunks(row_len + 1).map(|row| row[0]).collect()
+}
+
+#[test]
+fn png_rows_of_few_colours_are_written_unfiltered_and_a_photos_filtered() {
+    let noise = |i: u32| (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+    // Rows 0-9 text-like (two colours), 10-19 a smooth gradient with
+    // noise (a photo), 20-29 one colour.
+    let pixel = |x: u32, y: u32| match y {
+        0..10 if (x + y) % 7 < 3 => vec![33, 33, 33],
+        0..10 => vec![245, 245, 245],
+        10..20 => vec![(x as u8).wrapping_add(noise(x * y) % 4), y as u8, 90],
+        _ => vec![200, 220, 255],
+    };
+    let png = png_of(256, 30, 3, pixel);
+    let filters = row_filters(&png, 256 * 3);
+    assert_eq!(filters.len(), 30);
+    assert!(filters[..10].iter().all(|&f| f == 0), "{filters:?}");
+    assert!(filters[20..].iter().all(|&f| f == 0), "{filters:?}");
+    // png's adaptive choice: not "none" for a gradient (Sub, Up or Paeth).
+    assert!(filters[10..20].iter().all(|&f| f != 0), "{filters:?}");
+    let want: Vec<u8> = (0..30)
+        .flat_map(|y| (0..256).flat_map(move |x| pixel(x, y)))
+        .collect();
+    assert!(decode(&png).unwrap().pixels.data == want);
+}
