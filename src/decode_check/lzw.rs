@@ -109,77 +109,82 @@ impl Codes {
             (self.size, self.next, self.bits, self.held, self.pixels);
         let mut prev = self.prev;
         let lens = &mut *self.lens;
-        let walked = loop {
-            if held < size {
-                if let Some(word) = data.first_chunk::<8>() {
-                    // Whole bytes up to 63 bits held.
-                    let take = (63 - held) / 8;
-                    bits |= u64::from_le_bytes(*word) << held;
-                    held += take * 8;
-                    bits &= (1 << held) - 1;
-                    data = &data[take as usize..];
-                } else {
-                    while held <= 56 {
-                        let Some((&byte, rest)) = data.split_first() else {
-                            break;
-                        };
-                        bits |= u64::from(byte) << held;
-                        held += 8;
-                        data = rest;
-                    }
-                    if held < size {
-                        break Walked::More;
-                    }
+        // Bits are taken in whole bytes, 56 or more at a time, then codes
+        // in a loop of their own while enough bits are held: the same
+        // refills as one loop testing for a refill before each code, but
+        // the check of the bench's noise GIF (2.64 M codes) took 8.4-8.7
+        // ms here instead of 9.7-9.8.
+        let walked = 'walk: loop {
+            if let Some(word) = data.first_chunk::<8>() {
+                // Whole bytes up to 63 bits held.
+                let take = (63 - held) / 8;
+                bits |= u64::from_le_bytes(*word) << held;
+                held += take * 8;
+                bits &= (1 << held) - 1;
+                data = &data[take as usize..];
+            } else {
+                while held <= 56 {
+                    let Some((&byte, rest)) = data.split_first() else {
+                        break;
+                    };
+                    bits |= u64::from(byte) << held;
+                    held += 8;
+                    data = rest;
+                }
+                if held < size {
+                    break Walked::More;
                 }
             }
-            let code = (bits & ((1 << size) - 1)) as u32;
-            bits >>= size;
-            held -= size;
-            let Some(before) = prev else {
-                // The first code after a clear: a pixel value, or another
-                // clear, or the end.
+            while held >= size {
+                let code = (bits & ((1 << size) - 1)) as u32;
+                bits >>= size;
+                held -= size;
+                let Some(before) = prev else {
+                    // The first code after a clear: a pixel value, or
+                    // another clear, or the end.
+                    if code == clear {
+                        continue;
+                    }
+                    if code == end {
+                        break 'walk Walked::EndedEarly;
+                    }
+                    if code > clear {
+                        break 'walk Walked::Invalid;
+                    }
+                    pixels += 1;
+                    prev = Some(code);
+                    if pixels >= self.wanted {
+                        break 'walk Walked::Whole;
+                    }
+                    continue;
+                };
                 if code == clear {
+                    (size, next, prev) = (u32::from(self.min_size) + 1, clear + 2, None);
                     continue;
                 }
                 if code == end {
-                    break Walked::EndedEarly;
+                    break 'walk Walked::EndedEarly;
                 }
-                if code > clear {
-                    break Walked::Invalid;
+                if code > next {
+                    break 'walk Walked::Invalid;
                 }
-                pixels += 1;
+                let added = lens[before as usize] + 1;
+                pixels += u64::from(if code == next {
+                    added
+                } else {
+                    lens[code as usize]
+                });
+                if next < FULL {
+                    lens[next as usize] = added;
+                    next += 1;
+                    if next >= 1 << size && size < MAX_CODE_SIZE {
+                        size += 1;
+                    }
+                }
                 prev = Some(code);
                 if pixels >= self.wanted {
-                    break Walked::Whole;
+                    break 'walk Walked::Whole;
                 }
-                continue;
-            };
-            if code == clear {
-                (size, next, prev) = (u32::from(self.min_size) + 1, clear + 2, None);
-                continue;
-            }
-            if code == end {
-                break Walked::EndedEarly;
-            }
-            if code > next {
-                break Walked::Invalid;
-            }
-            let added = lens[before as usize] + 1;
-            pixels += u64::from(if code == next {
-                added
-            } else {
-                lens[code as usize]
-            });
-            if next < FULL {
-                lens[next as usize] = added;
-                next += 1;
-                if next >= 1 << size && size < MAX_CODE_SIZE {
-                    size += 1;
-                }
-            }
-            prev = Some(code);
-            if pixels >= self.wanted {
-                break Walked::Whole;
             }
         };
         (self.size, self.next, self.bits, self.held, self.pixels) =
