@@ -268,10 +268,6 @@ export function dataOf(part) {
 
 // ------------------------------------------------------------------ images made to fit
 
-/**
- * A screenshot-like RGB image: a light page with dark text-like lines,
- * coloured blocks and a gradient header, as PNG.
- */
 /** Noise as a GIF or a lossless WebP (sharp), no larger than the largest attached image. */
 async function noiseImage(width, height, format) {
   const { createRequire } = await import('node:module')
@@ -282,6 +278,10 @@ async function noiseImage(width, height, format) {
   return bytes
 }
 
+/**
+ * A screenshot-like RGB image: a light page with dark text-like lines,
+ * coloured blocks and a gradient header, as PNG.
+ */
 async function screenshotPng(width, height) {
   const { createRequire } = await import('node:module')
   const sharp = createRequire(import.meta.url)('sharp')
