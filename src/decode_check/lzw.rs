@@ -112,7 +112,7 @@ impl Codes {
         // Bits are taken in whole bytes, 56 or more at a time, then codes
         // in a loop of their own while enough bits are held: the same
         // refills as one loop testing for a refill before each code, but
-        // the check of the bench's noise GIF (2.64 M codes) took 8.4-8.7
+        // `toContent` of the bench's noise GIF (2.64 M codes) took 8.4-8.7
         // ms here instead of 9.7-9.8.
         let walked = 'walk: loop {
             if let Some(word) = data.first_chunk::<8>() {

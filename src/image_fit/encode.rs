@@ -183,14 +183,14 @@ fn write_png(out: &mut Output, rows: &mut dyn RowSource) -> Result<(), FitError>
 
 /// A row that looks like part of a photo is filtered (png's adaptive
 /// choice, the best of PNG's five filters for the row); a row of few
-/// colours (text, a screenshot, a chart) is not, as libvips never does:
-/// filters turn its runs of one colour into runs of differences that
+/// colours (text, a screenshot, a chart) is not, as libvips filters no
+/// row: filters turn its runs of one colour into runs of differences that
 /// deflate matches less well. Chosen by measurement here, against every
-/// row filtered, on outputs of 1568 px: a 4000x3000 screenshot and four
-/// Chromium screenshots 0-11% smaller and 8-20% faster to encode, a photo
-/// the same (2.31 MB); every row unfiltered made the photo twice as big.
-/// A row's choice depends on that row alone, so the bytes do not depend
-/// on how the rows were grouped.
+/// row filtered, encoding fitted outputs (a 4000x3000 screenshot and a
+/// 1280x20000 page of the bench, four Chromium screenshots): 0-11% fewer
+/// bytes in 1-20% less time, a photo the same bytes; every row unfiltered
+/// made the photo twice as big. A row's choice depends on that row alone,
+/// so the bytes do not depend on how the rows were grouped.
 fn png_filter(row: &[u8], channels: u8) -> png::Filter {
     if row_looks_like_photo(row, channels) {
         png::Filter::Adaptive
