@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../__test__/fixtures/file-type
 corpus=corpus
-mkdir -p "$corpus"/{sniff,text,base64,route,store,gif}
+mkdir -p "$corpus"/{sniff,text,base64,route,store,gif,jpeg}
 
 # Index of a declared type in DECLARED (fuzz/src/lib.rs) for a file name,
 # as an octal escape for printf.
@@ -36,6 +36,10 @@ for file in "$fixtures"/fixture*; do
   # sniff: the bytes as they are; gif: a GIF as it is.
   cp "$file" "$corpus/sniff/$seed"
   case "$file" in *.gif) cp "$file" "$corpus/gif/$seed" ;; esac
+  # jpeg: a JPEG at each scale (the control byte first).
+  case "$file" in *.jpg) for scale in 000 001 002; do
+    { printf "\\$scale"; cat "$file"; } >"$corpus/jpeg/$seed-$scale"
+  done ;; esac
   # text: declared binary, textual, textual in Shift_JIS, in UTF-16LE.
   for flags in 000 001 003 011; do
     { printf "\\$flags"; cat "$file"; } >"$corpus/text/$seed-$flags"

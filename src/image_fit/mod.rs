@@ -13,6 +13,7 @@ mod across;
 mod colours;
 mod decode;
 mod encode;
+mod jpeg;
 pub(crate) mod memory;
 mod relay;
 mod shrink;
@@ -290,6 +291,36 @@ pub fn decodes(media_type: &str) -> bool {
             | "image/tiff"
             | "image/vnd.microsoft.icon"
     )
+}
+
+/// For the `jpeg` fuzz target: every row of `bytes` decoded a row of
+/// units at a time at `eighths` of its size, the rows counted and measured
+/// against its header (`None`: not a JPEG decoded so).
+#[cfg(fuzzing)]
+pub fn jpeg_rows_decoded(bytes: &[u8], eighths: u32) -> Option<Result<Vec<u8>, FitError>> {
+    let header = jpeg::read(bytes)?;
+    if !jpeg::decodes_at(&header, eighths) {
+        return None;
+    }
+    let side = |s: u32| (s * eighths).div_ceil(8) as usize;
+    let row_len = side(header.width) * header.components.len();
+    let mut rows = match jpeg::JpegRows::new(bytes, &header, eighths) {
+        Ok(rows) => rows,
+        Err(error) => return Some(Err(error)),
+    };
+    let mut out = Vec::new();
+    loop {
+        match rows.next_row() {
+            Ok(Some(row)) => {
+                assert_eq!(row.len(), row_len);
+                out.extend_from_slice(row);
+            }
+            Ok(None) => break,
+            Err(error) => return Some(Err(error)),
+        }
+    }
+    assert_eq!(out.len(), row_len * side(header.height));
+    Some(Ok(out))
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use super::across::Across;
 use super::colours::PhotoTest;
 use super::decode::{self, check_pixels, jpeg_frame, JpegFrame, Opened, Pixels, MAX_DECODED_BYTES};
 use super::encode::{self, Encoded, Encoding, RowSource};
+use super::jpeg::{self, JpegRows};
 use super::shrink::{group_bytes, strip_bytes, Shrink};
 use super::{memory, relay, FitError};
 
@@ -49,8 +50,9 @@ enum Kind<'a> {
     /// bytes of a row as stored (the decoder holds a few).
     PngRows { channels: u8, row_bytes: u64 },
     /// Decoded at a scale (1 when the output is not that small: decoded
-    /// whole, as any other image).
-    Jpeg(JpegFrame),
+    /// whole, as any other image): a row of units at a time where
+    /// [`jpeg`] decodes it (its header read), else whole at the scale.
+    Jpeg(JpegFrame, Option<Box<jpeg::Header>>),
     /// Decoded whole, once: opened, then its pixels kept for every size
     /// tried.
     Whole(Option<Opened<'a>>, Option<Pixels>),
@@ -161,7 +163,7 @@ fn open_jpeg(bytes: &[u8]) -> Option<Source<'_>> {
         orientation,
         format: ImageFormat::Jpeg,
         animated: false,
-        kind: Kind::Jpeg(frame),
+        kind: Kind::Jpeg(frame, jpeg::read(bytes).map(Box::new)),
         transparent: false,
         photo: false,
     })
@@ -183,7 +185,7 @@ impl Source<'_> {
     fn channels(&self) -> u8 {
         match &self.kind {
             Kind::PngRows { channels, .. } => *channels,
-            Kind::Jpeg(frame) => frame.components,
+            Kind::Jpeg(frame, _) => frame.components,
             Kind::Whole(Some(opened), _) => opened.channels(),
             Kind::Whole(None, Some(pixels)) => pixels.channels,
             Kind::Whole(None, None) => 4,
@@ -218,7 +220,10 @@ impl Source<'_> {
                 let rows = 4 * row_bytes + (256 << 10);
                 (rows, rows, self.width, self.height)
             }
-            Kind::Jpeg(frame) => {
+            // Decoded a row of units at a time ([`jpeg`]), it holds less,
+            // but a scan that fails there is decoded by `jpeg-decoder`
+            // instead: this much is kept for that.
+            Kind::Jpeg(frame, _) => {
                 let eighths = jpeg_eighths(frame, out_width, out_height);
                 let side = |s: u32| (s * eighths).div_ceil(8);
                 let (width, height) = (side(frame.width), side(frame.height));
@@ -276,7 +281,7 @@ impl Source<'_> {
     /// larger), as they are made (`Shrink::streamed`), or for
     /// [`Rows::whole`] (`Shrink::new`).
     fn rows(&mut self, out_width: u32, out_height: u32, whole: bool) -> Result<Rows<'_>, FitError> {
-        if let Kind::Jpeg(frame) = &self.kind {
+        if let Kind::Jpeg(frame, _) = &self.kind {
             if jpeg_eighths(frame, out_width, out_height) == 8 {
                 // Decoded whole, as any other image, and kept.
                 self.kind = Kind::Whole(Some(decode::open(self.bytes)?), None);
@@ -299,34 +304,39 @@ impl Source<'_> {
                 };
                 (input, self.width, self.height, *channels)
             }
-            Kind::Jpeg(frame) => {
+            Kind::Jpeg(frame, header) => {
                 let eighths = jpeg_eighths(frame, out_width, out_height);
                 let side = |s: u32| (s * eighths).div_ceil(8);
                 let (width, height) = (side(frame.width), side(frame.height));
                 let channels = frame.components;
-                let mut decoder = jpeg_decoder::Decoder::new(Cursor::new(self.bytes));
-                decoder.set_max_decoding_buffer_size(
-                    usize::try_from(MAX_DECODED_BYTES).unwrap_or(usize::MAX),
-                );
-                // Asking for exactly the scaled size picks that scale.
-                let asked = |s: u32| u16::try_from(s).map_err(decode_error);
-                let got = decoder
-                    .scale(asked(width)?, asked(height)?)
-                    .map_err(decode_error)?;
-                if (u32::from(got.0), u32::from(got.1)) != (width, height) {
-                    return Err(decode_error("the JPEG decoder chose another scale"));
+                if let Some(header) = header.as_deref().filter(|h| jpeg::decodes_at(h, eighths)) {
+                    let input = Input::Jpeg(Box::new(JpegRows::new(self.bytes, header, eighths)?));
+                    (input, width, height, channels)
+                } else {
+                    let mut decoder = jpeg_decoder::Decoder::new(Cursor::new(self.bytes));
+                    decoder.set_max_decoding_buffer_size(
+                        usize::try_from(MAX_DECODED_BYTES).unwrap_or(usize::MAX),
+                    );
+                    // Asking for exactly the scaled size picks that scale.
+                    let asked = |s: u32| u16::try_from(s).map_err(decode_error);
+                    let got = decoder
+                        .scale(asked(width)?, asked(height)?)
+                        .map_err(decode_error)?;
+                    if (u32::from(got.0), u32::from(got.1)) != (width, height) {
+                        return Err(decode_error("the JPEG decoder chose another scale"));
+                    }
+                    let data = decoder.decode().map_err(decode_error)?;
+                    let row_len = width as usize * usize::from(channels);
+                    if data.len() != row_len * height as usize {
+                        return Err(decode_error("the JPEG decoded to an unexpected size"));
+                    }
+                    let input = Input::Held {
+                        data: Cow::Owned(data),
+                        row_len,
+                        at: 0,
+                    };
+                    (input, width, height, channels)
                 }
-                let data = decoder.decode().map_err(decode_error)?;
-                let row_len = width as usize * usize::from(channels);
-                if data.len() != row_len * height as usize {
-                    return Err(decode_error("the JPEG decoded to an unexpected size"));
-                }
-                let input = Input::Held {
-                    data: Cow::Owned(data),
-                    row_len,
-                    at: 0,
-                };
-                (input, width, height, channels)
             }
             Kind::Whole(_, Some(p)) => {
                 let input = Input::Held {
@@ -356,10 +366,26 @@ impl Source<'_> {
         })
     }
 
+    /// After the rows decoder failed on a JPEG's scan: `jpeg-decoder`
+    /// decodes it from now on, as it did before there was one (it reads
+    /// some damage differently). Whether there was one to leave.
+    fn leave_jpeg_rows(&mut self) -> bool {
+        match &mut self.kind {
+            Kind::Jpeg(_, header) => header.take().is_some(),
+            _ => false,
+        }
+    }
+
     /// The image at `out_width` x `out_height` as stored (no larger),
     /// turned as its orientation says, held whole.
     pub fn render(&mut self, out_width: u32, out_height: u32) -> Result<Pixels, FitError> {
-        let (shrunk, photo) = self.rows(out_width, out_height, true)?.whole()?;
+        let made = self.rows(out_width, out_height, true)?.whole();
+        let (shrunk, photo) = match made {
+            Err(FitError::Decode(_)) if self.leave_jpeg_rows() => {
+                self.rows(out_width, out_height, true)?.whole()?
+            }
+            made => made?,
+        };
         self.photo = photo;
         decode::oriented(shrunk, self.orientation)
     }
@@ -389,6 +415,9 @@ impl Source<'_> {
             }
             let photo = rows.photo.looks_like_photo();
             drop(rows);
+            if matches!(result, Err(FitError::Decode(_))) && self.leave_jpeg_rows() {
+                continue;
+            }
             let encoded = result?;
             self.photo = photo;
             return Ok(encoded);
@@ -406,6 +435,8 @@ enum Input<'a> {
         sixteen: bool,
         narrow: Vec<u8>,
     },
+    /// A JPEG decoded a row of units at a time.
+    Jpeg(Box<JpegRows<'a>>),
     /// Decoded already, whole or at a scale: rows of `row_len` bytes, the
     /// next at `at`.
     Held {
@@ -422,7 +453,7 @@ impl Input<'_> {
     fn finish(&mut self) -> Result<(), FitError> {
         match self {
             Input::Png { reader, .. } => reader.finish().map_err(decode_error),
-            Input::Held { .. } => Ok(()),
+            Input::Jpeg(_) | Input::Held { .. } => Ok(()),
         }
     }
 
@@ -448,6 +479,7 @@ impl Input<'_> {
                 );
                 Ok(Some(&narrow[..]))
             }
+            Input::Jpeg(rows) => rows.next_row(),
             Input::Held { data, row_len, at } => {
                 let row = data.get(*at..*at + *row_len);
                 if row.is_some() {

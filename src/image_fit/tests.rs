@@ -726,3 +726,45 @@ fn png_rows_of_few_colours_are_written_unfiltered_and_a_photos_filtered() {
         .collect();
     assert!(decode(&png).unwrap().pixels.data == want);
 }
+
+/// A 16x8 grey baseline JPEG of two blocks whose AC table holds one code,
+/// for a zero run of 1 with no value: libjpeg reads it as the end of the
+/// block, `jpeg-decoder` as a progressive scan's end-of-band run (it then
+/// reads one more bit and skips the next block's AC coefficients). Its
+/// scan, 0 0 1 0 and padding, is two whole blocks to `jpeg-decoder` and a
+/// code no table holds to libjpeg's reading, which the rows decoder makes.
+fn jpeg_read_two_ways() -> Vec<u8> {
+    let mut jpeg = vec![0xFF, 0xD8];
+    // Quantisation: all ones.
+    jpeg.extend([0xFF, 0xDB, 0x00, 0x43, 0x00]);
+    jpeg.extend([1; 64]);
+    // Frame: 8 bits, 8 rows, 16 columns, one component.
+    jpeg.extend([0xFF, 0xC0, 0x00, 0x0B, 8, 0, 8, 0, 16, 1, 1, 0x11, 0]);
+    // DC table 0: one code of one bit, size 0; AC table 0: one code of
+    // one bit, run 1 and size 0.
+    for (class, symbol) in [(0x00, 0x00), (0x10, 0x10)] {
+        jpeg.extend([0xFF, 0xC4, 0x00, 0x14, class, 1]);
+        jpeg.extend([0; 15]);
+        jpeg.push(symbol);
+    }
+    jpeg.extend([0xFF, 0xDA, 0x00, 0x08, 1, 1, 0x00, 0, 63, 0]);
+    jpeg.extend([0b0010_1111, 0xFF, 0xD9]);
+    jpeg
+}
+
+#[test]
+fn a_jpeg_the_rows_decoder_fails_on_is_fitted_by_jpeg_decoder() {
+    let bytes = jpeg_read_two_ways();
+    let header = jpeg::read(&bytes).unwrap();
+    let mut rows = jpeg::JpegRows::new(&bytes, &header, 4).unwrap();
+    assert!(rows.next_row().is_err(), "the rows decoder decoded it");
+    // 16x8 to 8x4: decoded at 4/8, by jpeg-decoder after the rows decoder
+    // failed.
+    let target = Target {
+        max_side: Some(8),
+        ..ANY
+    };
+    let fitted = fit(&bytes, &target, false).unwrap();
+    assert_eq!((fitted.width, fitted.height), (8, 4));
+    assert_eq!(fitted.media_type, "image/jpeg");
+}
