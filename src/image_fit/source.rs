@@ -1,12 +1,14 @@
 //! Where a fit's pixels come from, decoded no more than the output needs:
 //! a PNG not interlaced is read a row at a time (`png`), a JPEG of grey or
 //! YCbCr samples is decoded at 1/2, 1/4 or 1/8 of its size when the output
-//! is no larger (`jpeg-decoder`'s DCT scaling), anything else is decoded
-//! whole ([`decode::open`]). Either way the rows go through a [`Shrink`]
-//! and its output rows, a group at a time, into the encoder ([`Rows`]), so
-//! what is held besides is a few strips and the encoded bytes (and the JPEG
-//! decoded at its scale, or the image decoded whole). An image to be turned
-//! (its EXIF orientation) is made whole, then turned.
+//! is no larger (DCT scaling: a row of units at a time by [`jpeg`] where it
+//! decodes the JPEG, else whole at the scale by `jpeg-decoder`), anything
+//! else is decoded whole ([`decode::open`]). Either way the rows go through
+//! a [`Shrink`] and its output rows, a group at a time, into the encoder
+//! ([`Rows`]), so what is held besides is a few strips and the encoded
+//! bytes (and a JPEG `jpeg-decoder` decoded at its scale, or the image
+//! decoded whole). An image to be turned (its EXIF orientation) is made
+//! whole, then turned.
 
 use std::borrow::Cow;
 use std::io::Cursor;
@@ -139,8 +141,9 @@ fn open_png(bytes: &[u8]) -> Result<Option<Source<'_>>, FitError> {
 
 /// A JPEG `jpeg-decoder` can decode at a scale: Huffman-coded, baseline,
 /// extended or progressive, of one or three 8-bit components, its height
-/// in its frame header. Others (CMYK, 12-bit, lossless, arithmetic) are
-/// decoded whole by `image`.
+/// in its frame header (and its header read for [`jpeg`] where that
+/// decodes it). Others (CMYK, 12-bit, lossless, arithmetic) are decoded
+/// whole by `image`.
 fn open_jpeg(bytes: &[u8]) -> Option<Source<'_>> {
     let frame = jpeg_frame(bytes)?;
     if !frame.scalable

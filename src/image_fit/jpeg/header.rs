@@ -85,6 +85,7 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
     let mut ac: [Option<Table>; 4] = Default::default();
     let mut frame = None;
     let mut restart_interval = 0;
+    let mut jfif = false;
     let mut adobe_transform = None;
     loop {
         if r.byte()? != 0xFF {
@@ -112,6 +113,7 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
             0xC4 => read_huffman(&mut segment, &mut dc, &mut ac)?,
             0xDB => read_quant(&mut segment, &mut quant)?,
             0xDD => restart_interval = segment.word()?,
+            0xE0 if segment.bytes[segment.at..].starts_with(b"JFIF\0") => jfif = true,
             0xEE if segment.bytes[segment.at..].starts_with(b"Adobe") && length >= 14 => {
                 adobe_transform = Some(segment.bytes[segment.at + 11]);
             }
@@ -122,11 +124,8 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
                     parts,
                 } = frame?;
                 let components = read_scan(&mut segment, &parts, &quant, &dc, &ac)?;
-                let rgb = components.len() == 3
-                    && match adobe_transform {
-                        Some(transform) => transform == 0,
-                        None => components.iter().map(|c| c.id).eq(*b"RGB"),
-                    };
+                let ids: Vec<u8> = parts.iter().map(|p| p.id).collect();
+                let rgb = stored_as_rgb(&ids, jfif, adobe_transform)?;
                 return Some(Header {
                     width,
                     height,
@@ -141,6 +140,25 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
             _ => {}
         }
         r.at = end;
+    }
+}
+
+/// Whether three components are R, G and B rather than Y, Cb and Cr, as
+/// `jpeg-decoder` decides it (the ids in the frame's order, then a JFIF
+/// marker, then Adobe's transform); `None` for what is neither.
+fn stored_as_rgb(ids: &[u8], jfif: bool, adobe_transform: Option<u8>) -> Option<bool> {
+    match ids {
+        [_] | [1, 2, 3] => Some(false),
+        b"RGB" => Some(true),
+        // Big gamut YCC and RGB (libjpeg-turbo's), converted otherwise.
+        [1, 34, 35] | b"rgb" => None,
+        _ if jfif => Some(false),
+        _ => match adobe_transform {
+            None | Some(1) => Some(false),
+            Some(0) => Some(true),
+            // YCCK, or no transform Adobe defines.
+            Some(_) => None,
+        },
     }
 }
 

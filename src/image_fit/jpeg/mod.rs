@@ -41,14 +41,18 @@ struct Plane {
     samples: Vec<u8>,
 }
 
+/// The most blocks across and down a component has in a unit.
+fn most_blocks(header: &Header) -> (u32, u32) {
+    header.components.iter().fold((1, 1), |(h, v), c| {
+        (h.max(u32::from(c.h)), v.max(u32::from(c.v)))
+    })
+}
+
 /// Samples a block of each component gives across and down at `eighths`
 /// (the luma block's 8 at its scale, times its subsampling), or `None`
 /// when one would need more than 8 (a 4:2:0 JPEG at full size).
 fn block_sizes(header: &Header, eighths: u32) -> Option<Vec<(usize, usize)>> {
-    let most = |side: fn(&header::Component) -> u8| {
-        header.components.iter().map(side).max().map(u32::from)
-    };
-    let (h_max, v_max) = (most(|c| c.h)?, most(|c| c.v)?);
+    let (h_max, v_max) = most_blocks(header);
     let size = |max: u32, own: u8| {
         let own = u32::from(own);
         let n = eighths * max / own;
@@ -97,13 +101,10 @@ impl<'a> JpegRows<'a> {
     /// [`decodes_at`]).
     pub fn new(bytes: &'a [u8], header: &Header, eighths: u32) -> Result<JpegRows<'a>, FitError> {
         let sizes = block_sizes(header, eighths)
-            .filter(|_| decodes_at(header, eighths))
+            .filter(|_| matches!(eighths, 1 | 2 | 4))
             .ok_or_else(|| FitError::Decode("the JPEG is not decoded at that scale".into()))?;
-        let (h_max, v_max) = header
-            .components
-            .iter()
-            .fold((1, 1), |(h, v), c| (h.max(c.h), v.max(c.v)));
-        let (h_max, v_max) = (usize::from(h_max), usize::from(v_max));
+        let (h_max, v_max) = most_blocks(header);
+        let (h_max, v_max) = (h_max as usize, v_max as usize);
         let side = |s: u32| (s * eighths).div_ceil(8) as usize;
         let eighths = eighths as usize;
         let units_across = (header.width as usize).div_ceil(8 * h_max);

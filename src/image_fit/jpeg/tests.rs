@@ -145,7 +145,27 @@ fn every_sampling_decodes_as_jpeg_decoder_decodes_it_at_each_scale() {
 fn grey_and_restart_markers_decode_as_jpeg_decoder_decodes_them() {
     let grey = encoded(301, 77, ColorType::Luma, |_| {});
     let restarts = encoded(250, 130, ColorType::Rgb, |e| e.set_restart_interval(3));
-    for (name, bytes) in [("grey", grey), ("restarts", restarts)] {
+    // Ids R, G and B: samples taken as they are, by both.
+    let mut rgb = encoded(90, 60, ColorType::Rgb, |e| {
+        e.set_sampling_factor(SamplingFactor::F_1_1)
+    });
+    let ids = |jpeg: &[u8], marker: u8| {
+        let at = jpeg.windows(2).position(|w| w == [0xFF, marker]).unwrap();
+        if marker == 0xC0 {
+            [at + 10, at + 13, at + 16]
+        } else {
+            [at + 5, at + 7, at + 9]
+        }
+    };
+    for marker in [0xC0, 0xDA] {
+        for (at, id) in ids(&rgb, marker).into_iter().zip(*b"RGB") {
+            // jpeg-encoder numbers them from 0.
+            assert!(rgb[at] < 3);
+            rgb[at] = id;
+        }
+    }
+    assert!(read(&rgb).unwrap().rgb);
+    for (name, bytes) in [("grey", grey), ("restarts", restarts), ("rgb", rgb)] {
         assert!(name != "restarts" || bytes.windows(2).any(|w| w == [0xFF, 0xD3]));
         for eighths in [1, 2, 4] {
             let score = psnr(
