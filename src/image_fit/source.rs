@@ -155,6 +155,13 @@ fn open_jpeg(bytes: &[u8]) -> Option<Source<'_>> {
     }
     let mut decoder = jpeg_decoder::Decoder::new(Cursor::new(bytes));
     decoder.read_info().ok()?;
+    // The rows decoder's header, for the frame this read.
+    let rows_header = jpeg::read(bytes)
+        .filter(|h| {
+            (h.width, h.height, h.components.len())
+                == (frame.width, frame.height, frame.components.into())
+        })
+        .map(Box::new);
     let orientation = decoder
         .exif_data()
         .and_then(Orientation::from_exif_chunk)
@@ -166,7 +173,7 @@ fn open_jpeg(bytes: &[u8]) -> Option<Source<'_>> {
         orientation,
         format: ImageFormat::Jpeg,
         animated: false,
-        kind: Kind::Jpeg(frame, jpeg::read(bytes).map(Box::new)),
+        kind: Kind::Jpeg(frame, rows_header),
         transparent: false,
         photo: false,
     })

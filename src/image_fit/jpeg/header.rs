@@ -106,10 +106,11 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
             at: r.at,
         };
         match marker {
-            // Baseline and extended sequential, Huffman-coded.
-            0xC0 | 0xC1 => frame = Some(read_frame(&mut segment)?),
-            // Any other frame: progressive, lossless, arithmetic-coded.
-            0xC2 | 0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return None,
+            // Baseline and extended sequential, Huffman-coded; one frame.
+            0xC0 | 0xC1 if frame.is_none() => frame = Some(read_frame(&mut segment)?),
+            // A second frame, or any other: progressive, lossless,
+            // arithmetic-coded.
+            0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return None,
             0xC4 => read_huffman(&mut segment, &mut dc, &mut ac)?,
             0xDB => read_quant(&mut segment, &mut quant)?,
             0xDD => restart_interval = segment.word()?,

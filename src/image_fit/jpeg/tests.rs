@@ -194,6 +194,13 @@ fn what_is_not_decoded_here_is_left_to_jpeg_decoder() {
     }))
     .unwrap();
     assert!(!decodes_at(&full, 8) && decodes_at(&full, 4));
+    // Two frames: not read here.
+    let bytes = encoded(64, 64, ColorType::Rgb, |_| {});
+    let sof = bytes.windows(2).position(|w| w == [0xFF, 0xC0]).unwrap();
+    let length = usize::from(u16::from_be_bytes([bytes[sof + 2], bytes[sof + 3]]));
+    let mut two = bytes[..sof + 2 + length].to_vec();
+    two.extend_from_slice(&bytes[sof..]);
+    assert!(read(&two).is_none());
     // Cut short anywhere in its headers: not read here.
     let bytes = encoded(64, 64, ColorType::Rgb, |_| {});
     let data = read(&bytes).unwrap().data;
