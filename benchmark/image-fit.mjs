@@ -1,7 +1,8 @@
 // Images made to fit: mcp-content (toContentAsync: decode, resize, encode in
 // Rust on the libuv pool, original saved) against the same work done with
 // sharp (libvips) in JS, on the scenarios of scenarios.mjs's
-// `imageFitScenarios`. Time is the median of several runs in this process;
+// `imageFitScenarios`. Time is the median of several runs in this process,
+// the implementations taking turns;
 // peak memory is measured once per implementation in a fresh child process
 // (VmHWM reset at a baseline, as memory-child.mjs does).
 //
@@ -127,18 +128,23 @@ async function main() {
     for (const scenario of imageFitScenarios.filter((s) => !only || only.includes(s.id))) {
       const parts = await scenario.build()
       const row = { id: scenario.id, title: scenario.title, input: parts.reduce((n, part) => n + part.data.length, 0) }
-      for (const [name, impl] of Object.entries(impls)) {
-        const times = []
-        let results
-        for (let i = 0; i <= scenario.runs; i++) {
+      // The implementations take turns, a run each, so that the machine
+      // slowing down or speeding up over the scenario moves both alike.
+      const times = Object.fromEntries(Object.keys(impls).map((name) => [name, []]))
+      const last = {}
+      for (let i = 0; i <= scenario.runs; i++) {
+        for (const [name, impl] of Object.entries(impls)) {
           const t0 = performance.now()
-          results = await impl(parts, scenario)
-          if (i > 0) times.push(performance.now() - t0) // the first run warms up
+          last[name] = await impl(parts, scenario)
+          if (i > 0) times[name].push(performance.now() - t0) // the first round warms up
           for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f))
         }
+      }
+      for (const name of Object.keys(impls)) {
+        const results = last[name]
         const refused = results.find((r) => r.type !== 'file')
         if (refused) {
-          row[name] = { notFitted: refused.text ?? refused.note, medianMs: median(times) }
+          row[name] = { notFitted: refused.text ?? refused.note, medianMs: median(times[name]) }
           continue
         }
         const bytes = Buffer.from(results[0].data, 'base64')
@@ -146,8 +152,8 @@ async function main() {
         const memory = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', scenario.id, name], { encoding: 'utf8' })
         const measured = memory.status === 0 ? JSON.parse(memory.stdout.trim().split('\n').pop()) : { error: memory.stderr.slice(-500) }
         row[name] = {
-          medianMs: median(times),
-          times,
+          medianMs: median(times[name]),
+          times: times[name],
           outBytes: results.reduce((n, r) => n + (r.data.length * 3) / 4, 0),
           out: `${size.width}x${size.height}`,
           peakRss: measured.peakRss,
@@ -165,7 +171,7 @@ async function main() {
     return `${time}, ${peak}`
   }
   const mb = (n) => (n === undefined ? '?' : `${(n / 2 ** 20).toFixed(0)} MiB`)
-  console.log('\nImages made to fit: mcp-content (toContentAsync) vs sharp in JS; median of 3-5 runs; peak RSS growth in a fresh process')
+  console.log('\nImages made to fit: mcp-content (toContentAsync) vs sharp in JS; median of 3-5 runs taken in turn; peak RSS growth in a fresh process')
   console.log(
     'scenario | mcp-content time | sharp time | time ratio | mcp-content peak | sharp peak | targets (time <= sharp; peak <= 2x sharp + 16 MiB) | out (mcp-content / sharp)',
   )
