@@ -25,20 +25,10 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import sharp from 'sharp'
-import { loadBinding, crc32 } from './fixtures/index.mjs'
+import { loadBinding } from './fixtures/index.mjs'
+import { prng, damage } from './fixtures/damage.mjs'
 
 const { toContent, toContentAsync } = loadBinding()
-
-/** mulberry32: the same cases on every run. */
-function prng(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) >>> 0
-    let t = seed
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Pixels with noise over a gradient: neither flat nor wholly random. */
 function pixels(width, height, channels, random) {
@@ -77,56 +67,6 @@ async function corpus(random) {
     ['webp lossless 64x48', await raw(64, 48, 3).webp({ lossless: true }).toBuffer(), 10],
     ['webp lossless 600x400', await raw(600, 400, 4).webp({ lossless: true }).toBuffer(), 6],
   ]
-}
-
-/** Damaged copies of `bytes`: `n` of each kind at random offsets. */
-function damage(bytes, n, random) {
-  const at = () => (random() * bytes.length) | 0
-  const cases = []
-  for (let i = 0; i < n; i++) {
-    const flip = Buffer.from(bytes)
-    const a = at()
-    flip[a] ^= 1 + ((random() * 255) | 0)
-    cases.push([`byte ${a} flipped`, flip])
-
-    const two = Buffer.from(bytes)
-    const [b, c] = [at(), at()]
-    two[b] ^= 0xff
-    two[c] ^= 0x55
-    cases.push([`bytes ${b} and ${c} flipped`, two])
-
-    const zeroed = Buffer.from(bytes)
-    const z = at()
-    zeroed.fill(0, z, z + 16)
-    cases.push([`16 bytes at ${z} zeroed`, zeroed])
-
-    const cut = 8 + ((random() * (bytes.length - 8)) | 0)
-    cases.push([`cut at ${cut}`, bytes.subarray(0, cut)])
-  }
-  if (bytes.subarray(1, 4).toString('latin1') === 'PNG') {
-    for (let i = 0; i < n; i++) {
-      const copy = Buffer.from(bytes)
-      const where = flipInIdatKeepingCrc(copy, random)
-      if (where !== undefined) cases.push([`IDAT byte ${where} flipped, CRC made right`, copy])
-    }
-  }
-  return cases
-}
-
-/** Flip a byte inside an IDAT chunk's data and write the chunk's CRC anew:
- * damage only a decoder, not a CRC check, can see. */
-function flipInIdatKeepingCrc(png, random) {
-  const idats = []
-  for (let p = 8; p + 12 <= png.length; p += 12 + png.readUInt32BE(p)) {
-    if (png.toString('latin1', p + 4, p + 8) === 'IDAT') idats.push(p)
-  }
-  if (idats.length === 0) return undefined
-  const p = idats[(random() * idats.length) | 0]
-  const length = png.readUInt32BE(p)
-  const where = p + 8 + ((random() * length) | 0)
-  png[where] ^= 1 + ((random() * 255) | 0)
-  png.writeUInt32BE(crc32(png.subarray(p + 4, p + 8 + length)), p + 8 + length)
-  return where
 }
 
 async function sharpDecodes(bytes) {

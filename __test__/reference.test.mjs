@@ -11,8 +11,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
-import { toContentJs, passThrough, FORMATS, extension, ADAM7, MAX_PIXELS } from '../benchmark/reference.mjs'
+import sharp from 'sharp'
+import { toContentJs, passThrough, FORMATS, extension, MAX_PIXELS } from '../benchmark/reference.mjs'
+import { ADAM7 } from '../benchmark/reference-decode.mjs'
 import { corpusDir, corpusFiles as listCorpus, makePng as makeGrayPng } from './fixtures/index.mjs'
+import { prng, damage } from './fixtures/damage.mjs'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
@@ -626,6 +629,91 @@ describe('reference == native on generated cases', () => {
   }
   for (const [name, build] of Object.entries(cases)) {
     test(name, async () => assertSame(build()))
+  }
+})
+
+describe('reference == native on damaged GIFs and WebPs', () => {
+  // Native code decodes a sound GIF or WebP whole before attaching it; the
+  // reference must refuse the same ones (benchmark/reference-decode.mjs).
+  const image = (mimeType, bytes) => ({ type: 'image', mimeType, data: b64(bytes) })
+  const refusals = { 'image/gif': /corrupt GIF: its image data does not decode/, 'image/webp': /corrupt WebP: its image data does not decode/ }
+
+  test('images made by sharp, damaged at seeded offsets', { timeout: 120_000 }, async () => {
+    const random = prng(22)
+    const raw = (w, h, ch) => {
+      const pixels = Buffer.alloc(w * h * ch)
+      for (let i = 0; i < pixels.length; i++) pixels[i] = ((i % (w * ch)) + random() * 48) & 0xff
+      return sharp(pixels, { raw: { width: w, height: h, channels: ch } })
+    }
+    const images = [
+      ['image/gif', await raw(64, 48, 3).gif().toBuffer()],
+      ['image/gif', await raw(300, 200, 3).gif({ colours: 16 }).toBuffer()],
+      ['image/webp', await raw(64, 48, 3).webp({ lossless: true }).toBuffer()],
+      ['image/webp', await raw(300, 200, 4).webp({ lossless: true }).toBuffer()],
+      ['image/webp', await raw(300, 200, 3).webp({ quality: 80 }).toBuffer()],
+    ]
+    const failures = []
+    const refused = { 'image/gif': 0, 'image/webp': 0 }
+    for (const [mimeType, original] of images) {
+      for (const [what, bytes] of [['undamaged', original], ...damage(original, 12, random)]) {
+        const part = image(mimeType, bytes)
+        const diff = await differ(part)
+        if (diff) failures.push(`${mimeType} of ${original.length} bytes, ${what}\n  ${diff}`)
+        const native = await toContentAsync(part, { fitImages: false, outputDir: dirs.native })
+        if (refusals[mimeType].test(native.text ?? '')) refused[mimeType]++
+      }
+    }
+    // An animated WebP is left to its walk (the reference's libwebp build
+    // decodes still images only): the same verdict when it is sound.
+    const frames = await raw(64, 96, 3).webp({ lossless: true, pageHeight: 48 }).toBuffer()
+    assert.equal(frames[20] & 0x02, 2, 'sharp made an animated WebP')
+    const diff = await differ(image('image/webp', frames))
+    if (diff) failures.push(`animated WebP\n  ${diff}`)
+    assert.deepEqual(failures, [], failures.join('\n'))
+    // The damage reaches the decoders: some images pass their walk and fail to decode.
+    assert.ok(refused['image/gif'] > 0 && refused['image/webp'] > 0, JSON.stringify(refused))
+  })
+
+  // One frame of `width` x 1 pixels, two colours, its codes `bits` wide each
+  // (the width they would have) after a minimum code size `minSize`.
+  const gif = (width, minSize, codes, bits = minSize + 1) => {
+    const packed = []
+    let acc = 0
+    let held = 0
+    for (const code of codes) {
+      acc |= code << held
+      held += bits
+      while (held >= 8) {
+        packed.push(acc & 0xff)
+        acc >>>= 8
+        held -= 8
+      }
+    }
+    if (held > 0) packed.push(acc & 0xff)
+    const screen = [width, 0, 1, 0, 0x80, 0, 0]
+    const colors = [0, 0, 0, 255, 255, 255]
+    const descriptor = [0x2c, 0, 0, 0, 0, width, 0, 1, 0, 0]
+    return Buffer.from([...Buffer.from('GIF89a'), ...screen, ...colors, ...descriptor, minSize, packed.length, ...packed, 0, 0x3b])
+  }
+  const crafted = {
+    // minimum code size 2: clear 4, end 5, new entries from 6
+    'pixels then the end code': [gif(3, 2, [4, 0, 1, 0, 5]), true],
+    'a code that is the next entry': [gif(3, 2, [4, 1, 6, 5]), true],
+    'a code past the next entry': [gif(3, 2, [4, 1, 7, 5]), false],
+    'an entry as the first code after a clear': [gif(2, 2, [4, 6, 5]), false],
+    'the end code before the last pixel': [gif(3, 2, [4, 0, 5]), false],
+    'clear codes in a row': [gif(1, 2, [4, 4, 4, 1, 5]), true],
+    'a bad code after the last pixel': [gif(1, 2, [4, 0, 7, 5]), true],
+    'data that stops before the last pixel': [gif(9, 2, [4, 0, 1]), false],
+    'minimum code size 1': [gif(2, 1, [2, 1, 0, 3]), true],
+    'minimum code size 12': [gif(1, 12, [4096, 0, 4097], 13), false],
+  }
+  for (const [name, [bytes, attached]] of Object.entries(crafted)) {
+    test(`crafted GIF: ${name}`, async () => {
+      await assertSame(image('image/gif', bytes))
+      const native = await toContentAsync(image('image/gif', bytes), { fitImages: false, outputDir: dirs.native })
+      assert.equal(native.type !== 'text', attached, native.text ?? 'attached')
+    })
   }
 })
 

@@ -13,8 +13,8 @@
 //   and last 1 KiB like the native ones (a defect seen there is confirmed on
 //   all the bytes); a PNG's chunks are all walked, every CRC summed (the
 //   native walk reads them all, in every form);
-// - a PNG's image data is inflated (node:zlib, streaming, output dropped) as
-//   the native library decodes every row of it before attaching it;
+// - a sound PNG, GIF or WebP is decoded whole before it is attached, as the
+//   native library decodes it (reference-decode.mjs);
 // - file-type's MPEG guess on FF FE (a UTF-16LE BOM) and its Windows .reg,
 //   armored PGP and ASCII STL on clearly-text bytes are left to the text test.
 //
@@ -32,8 +32,10 @@
 // - the native sniffer recognises MP3 frames after junk bytes and a damaged
 //   Matroska header, which file-type does not.
 //
-// Known decoding difference: Node's TextDecoder does not know iso-8859-16,
-// so text declared in it is read by the native library only.
+// Known decoding differences: Node's TextDecoder does not know iso-8859-16,
+// so text declared in it is read by the native library only; the frames of
+// an animated WebP are decoded by the native library only (the reference's
+// libwebp build decodes still images), so only it refuses a damaged one.
 import { Buffer, isAscii, isUtf8 } from 'node:buffer'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
@@ -41,6 +43,7 @@ import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { fileTypeFromBuffer } from 'file-type'
+import { decodeAll } from './reference-decode.mjs'
 
 const require = createRequire(import.meta.url)
 const { imageSize } = require('image-size')
@@ -852,71 +855,6 @@ function repairPng(buf) {
  * reads to hold this to it.
  */
 export const MAX_PIXELS = 16_383 * 16_383
-/** Adam7: where each pass starts and its steps (x, y, dx, dy). */
-export const ADAM7 = [
-  [0, 0, 8, 8],
-  [4, 0, 8, 8],
-  [0, 4, 4, 8],
-  [2, 0, 4, 4],
-  [0, 2, 2, 4],
-  [1, 0, 2, 2],
-  [0, 1, 1, 2],
-]
-
-/** The length of every row of a PNG's filtered image data, filter byte included. */
-function pngRowLengths(png) {
-  const width = png.readUInt32BE(16)
-  const height = png.readUInt32BE(20)
-  const bits = png[24] * ({ 0: 1, 3: 1, 4: 2, 2: 3, 6: 4 }[png[25]] ?? 0)
-  const passes = png[28] === 1 ? ADAM7.map(([x, y, dx, dy]) => [Math.ceil((width - x) / dx), Math.ceil((height - y) / dy)]) : [[width, height]]
-  const rows = []
-  for (const [w, h] of passes) if (w > 0) for (let y = 0; y < h; y++) rows.push(1 + Math.ceil((w * bits) / 8))
-  return rows
-}
-
-/** A PNG's image data inflated with node:zlib, the output dropped as it
- * comes (src/decode_check.rs decodes it row by row): null, or the defect
- * when the deflate data is broken (Adler-32 included), ends before the last
- * row, or a row has an unknown filter type. */
-function inflatePng(png) {
-  const rows = pngRowLengths(png)
-  const defect = 'corrupt PNG: its image data does not decode'
-  return new Promise((resolve) => {
-    const inflate = zlib.createInflate({ chunkSize: 64 * 1024 })
-    let row = 0
-    let inRow = 0
-    let done = false
-    const finish = (result) => {
-      if (done) return
-      done = true
-      inflate.destroy()
-      resolve(result)
-    }
-    inflate.on('data', (out) => {
-      for (let at = 0; at < out.length && row < rows.length;) {
-        if (inRow === 0 && out[at] > 4) return finish(defect)
-        const n = Math.min(rows[row] - inRow, out.length - at)
-        at += n
-        inRow += n
-        if (inRow === rows[row]) {
-          row++
-          inRow = 0
-        }
-      }
-    })
-    inflate.on('error', () => finish(defect))
-    inflate.on('end', () => finish(row < rows.length ? defect : null))
-    for (let pos = 8; pos + 8 <= png.length;) {
-      const end = pos + 12 + png.readUInt32BE(pos)
-      const name = png.toString('latin1', pos + 4, pos + 8)
-      if (name === 'IDAT') inflate.write(png.subarray(pos + 8, end - 4))
-      if (name === 'IEND') break
-      pos = end
-    }
-    inflate.end()
-  })
-}
-
 const isSof = (m) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc
 
 /** Walk the JPEG segments (and the entropy-coded data after SOS) to EOI. */
@@ -1149,10 +1087,10 @@ async function decide(buf, declared, fromBase64, charset) {
         reason = typeof repair === 'string' ? repair : null
         if (reason === null) repaired = repair.copy
       }
-      // Every row of a sound PNG inflated, as the native check decodes it
+      // Every byte of a sound image decoded, as the native check decodes it
       // (the repaired copy when there is one: it is what is sent).
-      if (!reason && sniffed === 'image/png' && size && size.width * size.height <= MAX_PIXELS) {
-        reason = await inflatePng(repaired ?? buf)
+      if (!reason && size && size.width * size.height <= MAX_PIXELS) {
+        reason = await decodeAll(sniffed, repaired ?? buf)
       }
       if (!reason && limits.maxSide && !size) reason = 'the pixel size could not be read from the header'
       if (!reason) {
