@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../__test__/fixtures/file-type
 corpus=corpus
-mkdir -p "$corpus"/{sniff,text,base64,route,store,gif,jpeg}
+mkdir -p "$corpus"/{sniff,text,base64,route,store,gif,png,jpeg}
 
 # Index of a declared type in DECLARED (fuzz/src/lib.rs) for a file name,
 # as an octal escape for printf.
@@ -33,9 +33,10 @@ declared_index() {
 count=0
 for file in "$fixtures"/fixture*; do
   seed=seed-${file##*/}
-  # sniff: the bytes as they are; gif: a GIF as it is.
+  # sniff: the bytes as they are; gif, png: a GIF or a PNG as it is.
   cp "$file" "$corpus/sniff/$seed"
   case "$file" in *.gif) cp "$file" "$corpus/gif/$seed" ;; esac
+  case "$file" in *.png | *.apng) cp "$file" "$corpus/png/$seed" ;; esac
   # jpeg: a JPEG at each scale (the control byte first).
   case "$file" in *.jpg) for scale in 000 001 002; do
     { printf "\\$scale"; cat "$file"; } >"$corpus/jpeg/$seed-$scale"

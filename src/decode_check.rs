@@ -10,8 +10,10 @@
 //! is left to its walk: libjpeg-turbo decodes broken entropy-coded data with
 //! a warning, never an error, and the walk catches the rest.
 //!
-//! Memory: a PNG is read a row at a time and a GIF's codes are walked
-//! without decoding them (`gif`, `lzw`), so neither holds its pixels; a
+//! Memory: a PNG's image data is inflated through a window of at most 256
+//! KiB, its rows walked, not unfiltered (`png`), and a GIF's codes are
+//! walked without decoding them (`gif`, `lzw`), so neither holds its
+//! pixels; a
 //! WebP has no such decoder and is decoded whole, its buffer taken from
 //! the fit budget (`image_fit::memory`) like a fit's, 4 bytes a pixel for
 //! a lossless one (`alpha_flag_at`). Base64 is read as it is decoded
@@ -23,9 +25,12 @@ use crate::image_fit::memory;
 
 mod gif;
 mod lzw;
+mod png;
 
 #[cfg(fuzzing)]
 pub use gif::decodes_every_pixel as gif_decodes_every_pixel;
+#[cfg(fuzzing)]
+pub use png::reader_decodes as png_reader_decodes;
 
 /// Whether this check reads images of this media type.
 pub fn checks(media_type: &str) -> bool {
@@ -39,27 +44,15 @@ pub fn checks(media_type: &str) -> bool {
 /// again.
 pub fn decode_all(media_type: &str, data: impl BufRead + Seek) -> Result<(), String> {
     match media_type {
-        "image/png" => png(data).map_err(|_| "corrupt PNG: its image data does not decode".into()),
+        "image/png" => {
+            png::check(data).map_err(|()| "corrupt PNG: its image data does not decode".into())
+        }
         "image/gif" => {
             gif::check(data).map_err(|()| "corrupt GIF: its image data does not decode".into())
         }
         "image/webp" => webp(data),
         _ => Ok(()),
     }
-}
-
-fn png(data: impl BufRead + Seek) -> Result<(), png::DecodingError> {
-    let mut options = png::DecodeOptions::default();
-    // libpng checks zlib's Adler-32 too; text and ICC profiles it only
-    // warns about.
-    options.set_ignore_adler32(false);
-    options.set_ignore_crc(true);
-    options.set_ignore_text_chunk(true);
-    options.set_ignore_iccp_chunk(true);
-    let mut reader = png::Decoder::new_with_options(data, options).read_info()?;
-    while reader.next_row()?.is_some() {}
-    // The chunks after the image data, up to IEND.
-    reader.finish()
 }
 
 const WEBP_CORRUPT: &str = "corrupt WebP: its image data does not decode";
