@@ -1,7 +1,7 @@
 // Pure-JS reference for the benchmark: the same decisions as the native
 // `toContent` (docs/routing.md), written with the usual npm libraries:
 // Buffer base64, buffer.isUtf8, TextDecoder, file-type, image-size,
-// fs.promises.
+// node:zlib, libwebp built to WebAssembly (@jsquash/webp), fs.promises.
 // __test__/reference.test.mjs proves it gives the same parts as the native
 // library on the corpus and on generated cases, so the race is fair.
 //
