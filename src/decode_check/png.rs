@@ -11,10 +11,10 @@
 //! inflated into a window that keeps deflate's 32 KiB of look-back, and
 //! the chunks after it are read up to `IEND` as the reader's `finish` reads
 //! them (an animation's later frames not inflated). Stricter than the
-//! reader in one way: the zlib stream is inflated to its end, so a broken
-//! Adler-32 or deflate data after the last row is refused where the reader
-//! stopped at the last row (as libpng, Go's `image/png` and node:zlib read
-//! it, an error).
+//! reader in one way: the zlib stream is inflated on past the last row to
+//! its end (up to `PAST_ROWS`), so a broken Adler-32 or deflate data there
+//! is refused where the reader stopped at the last row (node:zlib and Go's
+//! `image/png` refuse it too, libvips mostly).
 
 use std::io::BufRead;
 
@@ -29,6 +29,12 @@ const LOOK_BACK: usize = 32 * 1024;
 /// back), 206 µs through 1 MiB (out of the cache).
 const WINDOW: usize = 256 * 1024;
 const GROWTH: usize = 8 * 1024;
+/// After the last row the stream is inflated on for at most this many
+/// bytes: enough to reach the end of a stream that ends there and check its
+/// Adler-32. Data that goes on past the rows is not read further, as
+/// neither `png`'s reader nor libpng reads it, so a 1x1 image over a
+/// deflate bomb costs no more than its row.
+const PAST_ROWS: u64 = 256 * 1024;
 
 /// Adam7's passes: the first column and row, then the steps between them.
 const ADAM7: [(u32, u32, u32, u32); 7] = [
@@ -48,13 +54,16 @@ pub fn check(mut data: impl BufRead) -> Result<(), ()> {
     let mut decoder = StreamingDecoder::new_with_options(options());
     let mut image: Option<ImageData> = None;
     // The first frame's image data has all been read.
-    let mut flushed = false;
+    let mut read = false;
     loop {
         let input = data.fill_buf().map_err(drop)?;
         if input.is_empty() {
             return Err(());
         }
-        let (consumed, decoded) = match image.as_mut().filter(|_| !flushed) {
+        let inflated = image
+            .as_mut()
+            .filter(|image| !read && image.past_rows <= PAST_ROWS);
+        let (consumed, decoded) = match inflated {
             Some(image) => {
                 let step = decoder.update(input, Some(&mut image.region.as_buf(&mut image.window)));
                 image.walk_new_bytes()?;
@@ -68,14 +77,14 @@ pub fn check(mut data: impl BufRead) -> Result<(), ()> {
             Decoded::ChunkBegin(_, chunk::IDAT | chunk::fdAT) if image.is_none() => {
                 image = Some(ImageData::new(decoder.info().ok_or(())?)?);
             }
-            Decoded::ImageDataFlushed if !flushed => {
+            Decoded::ImageDataFlushed if !read => {
                 // Data that ends before the last row.
                 if !image.as_ref().is_some_and(|image| image.rows.done()) {
                     return Err(());
                 }
-                flushed = true;
+                read = true;
             }
-            Decoded::ChunkComplete(chunk::IEND) => return if flushed { Ok(()) } else { Err(()) },
+            Decoded::ChunkComplete(chunk::IEND) => return if read { Ok(()) } else { Err(()) },
             _ => {}
         }
     }
@@ -100,6 +109,8 @@ struct ImageData {
     /// Where the bytes not walked yet start in `window`.
     walked: usize,
     rows: Rows,
+    /// Bytes inflated after the last row.
+    past_rows: u64,
 }
 
 impl ImageData {
@@ -113,12 +124,14 @@ impl ImageData {
             region: UnfilterRegion::default(),
             walked: 0,
             rows,
+            past_rows: 0,
         })
     }
 
     /// Walk what the last call inflated, then make room for the next.
     fn walk_new_bytes(&mut self) -> Result<(), ()> {
-        self.rows
+        self.past_rows += self
+            .rows
             .walk(&self.window[self.walked..self.region.filled])?;
         self.walked = self.region.filled;
         if self.window.len() - self.region.filled >= GROWTH {
@@ -204,8 +217,8 @@ impl Rows {
 
     /// Walk the next inflated bytes: each row's first byte must be a filter
     /// type (0 to 4); bytes after the last row are not read, as a decoder
-    /// does not read them.
-    fn walk(&mut self, mut bytes: &[u8]) -> Result<(), ()> {
+    /// does not read them, only counted.
+    fn walk(&mut self, mut bytes: &[u8]) -> Result<u64, ()> {
         while !bytes.is_empty() && !self.done() {
             if self.in_row == 0 {
                 if bytes[0] > 4 {
@@ -224,7 +237,7 @@ impl Rows {
                 }
             }
         }
-        Ok(())
+        Ok(bytes.len() as u64)
     }
 }
 
@@ -403,9 +416,9 @@ mod tests {
     }
 
     #[test]
-    fn the_stream_is_read_to_its_end() {
+    fn the_stream_is_read_on_past_the_last_row() {
         // The rows are all there, then the stream is damaged or stops: the
-        // reader stopped at the last row, libpng and node:zlib read on.
+        // reader stopped at the last row, node:zlib reads on.
         let (width, height) = (64, 64);
         let raw = rows(&row_lens(width, height, 24, false));
         let mut stream = zlib(&raw, 0);
@@ -415,22 +428,41 @@ mod tests {
         assert!(!checked(&damaged), "Adler-32 wrong after the last row");
         let cut = with_stream(ihdr(width, height, false, false), &stream[..adler], 1 << 20);
         assert!(!checked(&cut), "the stream stops before its Adler-32");
-        // More rows than the image has are not read, as decoders do not,
-        // but the stream is inflated to its end: 2,000 rows more (386 KB)
-        // grow the window past the image's size, then go through it.
-        let mut more = raw.clone();
-        more.extend_from_slice(&rows(&[width as usize * 3 + 1; 2000]));
-        let mut stream = zlib(&more, 6);
-        let long = with_stream(ihdr(width, height, false, false), &stream, 1 << 20);
-        assert!(checked(&long));
-        assert!(check(BufReader::with_capacity(7, Cursor::new(&long))).is_ok());
-        let adler = stream.len() - 1;
-        stream[adler] ^= 1;
-        let long_damaged = with_stream(ihdr(width, height, false, false), &stream, 1 << 20);
-        assert!(
-            !checked(&long_damaged),
-            "Adler-32 wrong after 2,000 rows more"
-        );
+
+        // Rows past the image's (the window goes round within the image's
+        // 300 KB of rows) are inflated up to `PAST_ROWS`: 300 rows more
+        // (180 KB) to the stream's end, 2,000 (1.2 MB) not.
+        let (width, height) = (200, 500);
+        let row = width as usize * 3 + 1;
+        let raw = rows(&row_lens(width, height, 24, false));
+        for (more, read_to_the_end) in [(300, true), (2000, false)] {
+            let mut long = raw.clone();
+            long.extend_from_slice(&rows(&vec![row; more]));
+            let mut stream = zlib(&long, 6);
+            let sound = with_stream(ihdr(width, height, false, false), &stream, 1 << 20);
+            let last = stream.len() - 1;
+            stream[last] ^= 1;
+            let damaged = with_stream(ihdr(width, height, false, false), &stream, 1 << 20);
+            for (name, png, passes) in [
+                ("sound", &sound, true),
+                ("Adler-32 wrong", &damaged, !read_to_the_end),
+            ] {
+                let case = format!("{more} rows more, {name}");
+                assert!(reader_decodes(png), "{case}: the reader decodes it");
+                assert_eq!(checked(png), passes, "{case}");
+                let small = BufReader::with_capacity(7, Cursor::new(png));
+                assert_eq!(check(small).is_ok(), passes, "{case}, 7 bytes at a time");
+            }
+        }
+
+        // A 1x1 image over 64 MiB of zeros (64 KB of deflate data): its row
+        // is there, the rest is not inflated.
+        let mut bomb = vec![0, 1, 2, 3];
+        bomb.resize(64 << 20, 0);
+        let bomb = with_stream(ihdr(1, 1, false, false), &zlib(&bomb, 9), 1 << 20);
+        assert!(bomb.len() < 100_000, "{} bytes", bomb.len());
+        assert!(reader_decodes(&bomb));
+        assert!(checked(&bomb));
     }
 
     #[test]
