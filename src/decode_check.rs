@@ -13,11 +13,10 @@
 //! Memory: a PNG's image data is inflated through a window of at most 256
 //! KiB, its rows walked, not unfiltered (`png`), and a GIF's codes are
 //! walked without decoding them (`gif`, `lzw`), so neither holds its
-//! pixels; a
-//! WebP has no such decoder and is decoded whole, its buffer taken from
-//! the fit budget (`image_fit::memory`) like a fit's, 4 bytes a pixel for
-//! a lossless one (`alpha_flag_at`). Base64 is read as it is decoded
-//! (`Data::reader`), so the decoded bytes are not held besides.
+//! pixels; a WebP has no such decoder and is decoded whole, its buffer
+//! taken from the fit budget (`image_fit::memory`) like a fit's, 4 bytes a
+//! pixel for a lossless one (`alpha_flag_at`). Base64 is read as it is
+//! decoded (`Data::reader`), so the decoded bytes are not held besides.
 
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
