@@ -106,10 +106,12 @@ const EXTENSION = 0x21
 const IMAGE = 0x2c
 const TRAILER = 0x3b
 
+/** Bytes of the colour table a GIF's flags byte announces (none when its top bit is clear). */
+export const colorTable = (flags) => (flags & 0x80 ? 3 << ((flags & 7) + 1) : 0)
+
 /** Whether every frame's LZW codes give all its pixels. The blocks passed
  * their walk, so a GIF that ends early or holds an unknown block fails. */
 function gifWalks(gif) {
-  const colorTable = (flags) => (flags & 0x80 ? 3 << ((flags & 7) + 1) : 0)
   const codes = new LzwCodes()
   let pos = 13 + colorTable(gif[10])
   while (pos < gif.length) {

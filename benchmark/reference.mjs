@@ -43,7 +43,7 @@ import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import { fileTypeFromBuffer } from 'file-type'
-import { decodeAll } from './reference-decode.mjs'
+import { colorTable, decodeAll } from './reference-decode.mjs'
 
 const require = createRequire(import.meta.url)
 const { imageSize } = require('image-size')
@@ -920,7 +920,6 @@ function checkGif({ head, tail, whole }) {
   const h = le16(head, 8)
   if (w === null || h === null) return 'truncated GIF: header incomplete'
   if (!w || !h) return 'corrupt GIF: zero width or height'
-  const colorTable = (flags) => (flags & 0x80 ? 3 << ((flags & 7) + 1) : 0)
   const skipSubBlocks = (pos) => {
     for (;;) {
       if (pos >= head.length) return null
