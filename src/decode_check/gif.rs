@@ -406,6 +406,44 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_starts_from_its_own_table_whatever_the_one_before_made() {
+        // A first frame that fills the table, then one of another code
+        // size: valid codes pass and a code past its own table is
+        // refused, as by a decoder, whichever frame has the wider codes.
+        // (Not 1 bit for the second: `random_codes` may write the entry 4
+        // in 2 bits there, before codes widen.)
+        for (first_size, second_size) in [(8, 2), (2, 8), (1, 11), (11, 2)] {
+            let mut random = Seeded(u64::from(first_size) << 8 | u64::from(second_size));
+            let (codes, pixels) = random_codes(&mut random, first_size, 5000, 0);
+            let first = one_frame(pixels as u16, 1, first_size, &codes);
+            let with_second = |width: u16, codes: &[u8]| {
+                let second = one_frame(width, 1, second_size, codes);
+                // The screen and its colour table, each frame, the trailer.
+                let mut gif = first[..first.len() - 1].to_vec();
+                gif.extend_from_slice(&second[13 + 768..]);
+                gif
+            };
+            let (codes, pixels) = random_codes(&mut random, second_size, 3000, 200);
+            let sound = with_second(pixels as u16, &codes);
+            assert!(
+                walked(&sound) && decoded(&sound),
+                "{first_size}, {second_size}"
+            );
+            // Clear, a pixel, then the entry after the next one.
+            let clear = 1u32 << second_size;
+            let mut bits = Bits::default();
+            for code in [clear, 0, clear + 3, clear + 1] {
+                bits.put(code, u32::from(second_size) + 1);
+            }
+            let past_table = with_second(3, &bits.done());
+            assert!(
+                !walked(&past_table) && !decoded(&past_table),
+                "{first_size}, {second_size}"
+            );
+        }
+    }
+
+    #[test]
     fn frames_after_the_first_are_walked_and_empty_frames_pass() {
         let (codes, pixels) = random_codes(&mut Seeded(7), 8, 500, 0);
         let one = one_frame(pixels as u16, 1, 8, &codes);

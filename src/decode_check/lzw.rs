@@ -47,15 +47,35 @@ pub struct Codes {
     size: u32,
     /// The entry the next code adds.
     next: u32,
-    /// The previous code; `None` after a clear.
-    prev: Option<u32>,
-    /// Pixels in each code's string.
+    /// `next` at which codes widen.
+    widen_at: u32,
+    /// Whether the table is full: codes add nothing.
+    full: bool,
+    /// Whether the next code is the first after a clear (or the start).
+    fresh: bool,
+    /// Pixels in the previous code's string.
+    prev_len: u32,
+    /// Pixels in each code's string, and 0 for `clear`, `end` and every
+    /// code from `next` on: one test finds every code that is not a pixel
+    /// value or an entry already made.
     lens: Box<[u32; FULL as usize]>,
     /// Bits read from the data and not used yet, the first in the lowest.
     bits: u64,
     held: u32,
-    pixels: u64,
-    wanted: u64,
+    /// Pixels the frame still wants.
+    left: i64,
+}
+
+/// Why the loop over codes stopped: what is rare is done outside it.
+enum Stop {
+    More,
+    Whole,
+    Widen,
+    /// The first code after a clear (or at the start).
+    Fresh(u32),
+    /// A code of length 0 that is not the next entry: `clear`, `end`, or
+    /// one past the table.
+    Rare(u32),
 }
 
 impl Codes {
@@ -63,13 +83,15 @@ impl Codes {
         Codes {
             min_size: 2,
             size: 3,
-            next: 6,
-            prev: None,
-            lens: Box::new([1; FULL as usize]),
+            next: 0,
+            widen_at: 8,
+            full: false,
+            fresh: true,
+            prev_len: 0,
+            lens: Box::new([0; FULL as usize]),
             bits: 0,
             held: 0,
-            pixels: 0,
-            wanted: 0,
+            left: 0,
         }
     }
 
@@ -79,12 +101,17 @@ impl Codes {
         if !(1..=11).contains(&min_size) {
             return Walked::Invalid;
         }
+        // The last frame's entries zeroed, pixel values one pixel long.
+        let clear = 1 << min_size;
+        let made = (self.next as usize).max(clear);
+        self.lens[clear..made].fill(0);
+        self.lens[..clear].fill(1);
         self.min_size = min_size;
+        self.next = clear as u32 + 2;
         self.clear();
-        // Pixel values are strings of one; entries are written before
-        // they are read.
-        self.lens[..1 << min_size].fill(1);
-        (self.bits, self.held, self.pixels, self.wanted) = (0, 0, 0, wanted);
+        // At most 65,535 by 65,535 pixels.
+        self.left = i64::try_from(wanted).unwrap_or(i64::MAX);
+        (self.bits, self.held) = (0, 0);
         if wanted == 0 {
             Walked::Whole
         } else {
@@ -92,10 +119,15 @@ impl Codes {
         }
     }
 
+    /// The table back to pixel values only; the next code is fresh.
     fn clear(&mut self) {
+        let first = (1 << self.min_size) + 2;
+        self.lens[first as usize..self.next as usize].fill(0);
         self.size = u32::from(self.min_size) + 1;
-        self.next = (1 << self.min_size) + 2;
-        self.prev = None;
+        self.next = first;
+        self.widen_at = 1 << self.size;
+        self.full = false;
+        self.fresh = true;
     }
 
     /// Walk the codes in `data`, the next piece of the frame's data
@@ -103,96 +135,116 @@ impl Codes {
     pub fn walk(&mut self, mut data: &[u8]) -> Walked {
         let clear = 1u32 << self.min_size;
         let end = clear + 1;
-        // Locals, written back at the end, so the loop keeps them in
-        // registers.
-        let (mut size, mut next, mut bits, mut held, mut pixels) =
-            (self.size, self.next, self.bits, self.held, self.pixels);
-        let mut prev = self.prev;
-        let lens = &mut *self.lens;
-        // Bits are taken in whole bytes, 56 or more at a time, then codes
-        // in a loop of their own while enough bits are held: the same
-        // refills as one loop testing for a refill before each code, but
-        // `toContent` of the bench's noise GIF (2.64 M codes) took 8.4-8.7
-        // ms here instead of 9.7-9.8.
-        let walked = 'walk: loop {
-            if let Some(word) = data.first_chunk::<8>() {
-                // Whole bytes up to 63 bits held.
-                let take = (63 - held) / 8;
-                bits |= u64::from_le_bytes(*word) << held;
-                held += take * 8;
-                bits &= (1 << held) - 1;
-                data = &data[take as usize..];
-            } else {
-                while held <= 56 {
-                    let Some((&byte, rest)) = data.split_first() else {
-                        break;
-                    };
-                    bits |= u64::from(byte) << held;
-                    held += 8;
-                    data = rest;
-                }
-                if held < size {
-                    break Walked::More;
-                }
-            }
-            while held >= size {
-                let code = (bits & ((1 << size) - 1)) as u32;
-                bits >>= size;
-                held -= size;
-                let Some(before) = prev else {
-                    // The first code after a clear: a pixel value, or
-                    // another clear, or the end.
-                    if code == clear {
-                        continue;
-                    }
-                    if code == end {
-                        break 'walk Walked::EndedEarly;
-                    }
-                    if code > clear {
-                        break 'walk Walked::Invalid;
-                    }
-                    pixels += 1;
-                    prev = Some(code);
-                    if pixels >= self.wanted {
-                        break 'walk Walked::Whole;
-                    }
-                    continue;
-                };
-                if code == clear {
-                    (size, next, prev) = (u32::from(self.min_size) + 1, clear + 2, None);
-                    continue;
-                }
-                if code == end {
-                    break 'walk Walked::EndedEarly;
-                }
-                if code > next {
-                    break 'walk Walked::Invalid;
-                }
-                // Codes are at most 12 bits: the masks only spare the
-                // bounds checks.
-                let added = lens[(before & (FULL - 1)) as usize] + 1;
-                pixels += u64::from(if code == next {
-                    added
+        loop {
+            // Locals, written back at each stop, so the loops over codes
+            // keep them in registers: the bench's noise GIF (2.64 M codes)
+            // was walked in 4.0 ms, against 6.6 with every case tested
+            // in one loop.
+            let (mut bits, mut held, mut next, mut prev_len, mut left) =
+                (self.bits, self.held, self.next, self.prev_len, self.left);
+            let (size, widen_at, full, fresh) = (self.size, self.widen_at, self.full, self.fresh);
+            let mask = (1u64 << size) - 1;
+            let lens = &mut *self.lens;
+            let stop = 'codes: loop {
+                if let Some(word) = data.first_chunk::<8>() {
+                    // Whole bytes up to 63 bits held.
+                    let take = (63 - held) / 8;
+                    bits |= u64::from_le_bytes(*word) << held;
+                    held += take * 8;
+                    bits &= (1 << held) - 1;
+                    data = &data[take as usize..];
                 } else {
-                    lens[(code & (FULL - 1)) as usize]
-                });
-                if next < FULL {
-                    lens[(next & (FULL - 1)) as usize] = added;
-                    next += 1;
-                    if next >= 1 << size {
-                        size = wider(size);
+                    while held <= 56 {
+                        let Some((&byte, rest)) = data.split_first() else {
+                            break;
+                        };
+                        bits |= u64::from(byte) << held;
+                        held += 8;
+                        data = rest;
+                    }
+                    if held < size {
+                        break Stop::More;
                     }
                 }
-                prev = Some(code);
-                if pixels >= self.wanted {
-                    break 'walk Walked::Whole;
+                if fresh {
+                    let code = (bits & mask) as u32;
+                    bits >>= size;
+                    held -= size;
+                    break Stop::Fresh(code);
                 }
+                // Codes are at most 12 bits and `next` below `FULL` until
+                // the table is full: the masks only spare bounds checks.
+                if full {
+                    while held >= size {
+                        let code = (bits & mask) as u32;
+                        bits >>= size;
+                        held -= size;
+                        let len = lens[(code & (FULL - 1)) as usize];
+                        if len == 0 {
+                            break 'codes Stop::Rare(code);
+                        }
+                        left -= i64::from(len);
+                        if left <= 0 {
+                            break 'codes Stop::Whole;
+                        }
+                    }
+                    continue;
+                }
+                while held >= size {
+                    let code = (bits & mask) as u32;
+                    bits >>= size;
+                    held -= size;
+                    let mut len = lens[(code & (FULL - 1)) as usize];
+                    if len == 0 {
+                        if code != next {
+                            break 'codes Stop::Rare(code);
+                        }
+                        // The entry this code adds: the previous string
+                        // and its own first pixel.
+                        len = prev_len + 1;
+                    }
+                    lens[(next & (FULL - 1)) as usize] = prev_len + 1;
+                    next += 1;
+                    prev_len = len;
+                    left -= i64::from(len);
+                    if next >= widen_at {
+                        break 'codes Stop::Widen;
+                    }
+                    if left <= 0 {
+                        break 'codes Stop::Whole;
+                    }
+                }
+            };
+            (self.bits, self.held, self.next, self.prev_len, self.left) =
+                (bits, held, next, prev_len, left);
+            match stop {
+                Stop::More => return Walked::More,
+                Stop::Whole => return Walked::Whole,
+                Stop::Widen => {
+                    if size < MAX_CODE_SIZE {
+                        self.size += 1;
+                        self.widen_at = 1 << self.size;
+                    } else {
+                        self.full = true;
+                    }
+                    if left <= 0 {
+                        return Walked::Whole;
+                    }
+                }
+                Stop::Fresh(code) if code < clear => {
+                    // A pixel value: it adds no entry.
+                    self.fresh = false;
+                    self.prev_len = 1;
+                    self.left -= 1;
+                    if self.left <= 0 {
+                        return Walked::Whole;
+                    }
+                }
+                Stop::Fresh(code) | Stop::Rare(code) if code == clear => self.clear(),
+                Stop::Fresh(code) | Stop::Rare(code) if code == end => return Walked::EndedEarly,
+                Stop::Fresh(_) | Stop::Rare(_) => return Walked::Invalid,
             }
-        };
-        (self.size, self.next, self.bits, self.held, self.pixels) =
-            (size, next, bits, held, pixels);
-        self.prev = prev;
-        walked
+        }
     }
 
     /// Bits read from the data and not used by a code (tests: where the
@@ -201,16 +253,4 @@ impl Codes {
     pub fn unused_bits(&self) -> u32 {
         self.held
     }
-}
-
-/// The code width after the table reached the widest code of `size`
-/// bits. Rare (a few times between clears), so a call the loop branches
-/// around, predicted not taken: computed in line (compare, set, add) it
-/// sat in the chain from one code's width to the next code's shift. The
-/// bench's noise GIF (2.64 M codes) was checked in 6.5 ms instead of 7.7
-/// (`decode_all`, here).
-#[cold]
-#[inline(never)]
-fn wider(size: u32) -> u32 {
-    (size + 1).min(MAX_CODE_SIZE)
 }
