@@ -145,6 +145,8 @@ impl Codes {
             let (size, widen_at, full, fresh) = (self.size, self.widen_at, self.full, self.fresh);
             let mask = (1u64 << size) - 1;
             let lens = &mut *self.lens;
+            // Bits are taken in whole bytes, 56 or more at a time, then
+            // codes while enough bits are held.
             let stop = 'codes: loop {
                 if let Some(word) = data.first_chunk::<8>() {
                     // Whole bytes up to 63 bits held.
