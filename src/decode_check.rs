@@ -27,7 +27,7 @@ mod lzw;
 mod png;
 
 #[cfg(fuzzing)]
-pub use gif::decodes_every_pixel as gif_decodes_every_pixel;
+pub use gif::{decodes_every_pixel as gif_decodes_every_pixel, gif_reads_blocks};
 #[cfg(fuzzing)]
 pub use png::reader_decodes as png_reader_decodes;
 

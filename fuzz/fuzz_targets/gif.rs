@@ -4,16 +4,17 @@
 //!
 //! The input is the GIF itself, so the vendored GIFs are seeds as they are.
 //! Invariants: nothing panics or hangs; what `gif` decodes whole passes the
-//! check (the walk refuses nothing a decoder decodes: its blocks are read by
-//! the same `gif`, and its frames must agree with it); the verdict is the
-//! same for a reader that hands the bytes over a few at a time.
+//! check (the walk refuses nothing a decoder decodes); what `gif` refuses
+//! at its blocks the check refuses (it reads them itself, in the same pass
+//! as the walk); the verdict is the same for a reader that hands the bytes
+//! over a few at a time.
 
 #![no_main]
 
 use std::io::{BufReader, Cursor};
 
 use libfuzzer_sys::fuzz_target;
-use mcp_content::decode_check::{decode_all, gif_decodes_every_pixel};
+use mcp_content::decode_check::{decode_all, gif_decodes_every_pixel, gif_reads_blocks};
 
 fuzz_target!(|data: &[u8]| {
     let checked = decode_all("image/gif", Cursor::new(data));
@@ -23,5 +24,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(decode_all("image/gif", small), checked);
     if gif_decodes_every_pixel(data) {
         assert_eq!(checked, Ok(()), "gif decodes it, the check refuses it");
+    }
+    if !gif_reads_blocks(data) {
+        assert!(checked.is_err(), "gif refuses its blocks, the check passes it");
     }
 });
