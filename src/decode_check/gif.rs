@@ -8,8 +8,8 @@
 //!
 //! `gif` reading the blocks in a pass of its own took about 5% of the
 //! call; the tests and the `gif` fuzz target hold this pass to it
-//! (`gif_reads_blocks`). One limit of `gif`'s own is not kept: it refuses more
-//! than 50 MB of XMP or ICC data, which no decoder's format rules ask.
+//! (`gif_reads_blocks`). One limit of `gif`'s own is not kept: it refuses
+//! more than 50 MB of XMP or ICC data, which no format rule asks.
 
 use std::io::{self, BufRead, Read};
 
@@ -165,9 +165,9 @@ pub fn gif_reads_blocks(gif: &[u8]) -> bool {
     read().is_ok()
 }
 
-/// Whether `gif` (weezl) decodes every pixel of every frame, and at least
-/// one frame, as this check did before the walk: what the walk is held to
-/// by the tests and the `gif` fuzz target.
+/// Whether `gif` (weezl) decodes at least one frame and every pixel of
+/// every frame (the check before the walk decoded them so): what the walk
+/// is held to by the tests and the `gif` fuzz target.
 #[cfg(any(test, fuzzing))]
 pub fn decodes_every_pixel(gif: &[u8]) -> bool {
     let decode = || -> Result<bool, ::gif::DecodingError> {

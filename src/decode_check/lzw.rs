@@ -18,8 +18,9 @@
 //!   that ends does.
 //!
 //! Nothing after the frame's last pixel counts, as libnsgif stops there:
-//! the walk may read on to the end of the piece it was given or to the
-//! next widening, but its answer is `Whole` once the pixels are all there.
+//! the walk may read on until its loop stops (the end of the piece it was
+//! given, a widening, a rare code), but its answer is `Whole` once the
+//! pixels are all there.
 //! weezl reads one code past a full output buffer and refuses the frame
 //! when that code is invalid; libvips decodes such a frame (`gif.rs`'s
 //! tests and `__test__/decoder-agreement.test.mjs` keep one).
