@@ -56,7 +56,9 @@ pub fn save_blob(
     };
     store
         .check_fits(data.len() as u64)
-        .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)))
+        .and_then(|()| {
+            store.save_sized_with(extension, data.len() as u64, |writer| data.write_to(writer))
+        })
         .map_err(SaveError::Store)
 }
 

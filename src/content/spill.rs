@@ -51,7 +51,9 @@ pub(super) fn save_original(
     let extension = media_type::extension(media_type);
     store
         .check_fits(data.len() as u64)
-        .and_then(|()| store.save_with(extension, |writer| data.write_to(writer)))
+        .and_then(|()| {
+            store.save_sized_with(extension, data.len() as u64, |writer| data.write_to(writer))
+        })
         .map(|saved| saved.path.to_string_lossy().into_owned())
         .map_err(|error| error.to_string())
 }
@@ -159,7 +161,7 @@ pub(super) fn spill_text(
             };
             let mut whole = text_cap::LineCounter::default();
             let saved = store.check_fits(length).and_then(|()| {
-                store.save_with(extension, |writer: &mut dyn Write| {
+                store.save_sized_with(extension, length, |writer: &mut dyn Write| {
                     write(&mut whole.wrap(writer))
                 })
             });

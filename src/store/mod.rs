@@ -139,6 +139,7 @@ use std::time::{Duration, SystemTime};
 
 mod folder;
 mod names;
+mod preallocate;
 mod publish;
 mod read;
 pub mod s3;
@@ -577,6 +578,7 @@ impl ToolOutputStore {
         self.check_fits(data.len() as u64)?;
         let lock = self.lock()?;
         let (tmp, mut file) = self.create_temp()?;
+        preallocate::claim(&file, data.len() as u64);
         if let Err(e) = file.write_all(data) {
             drop(file);
             discard(&tmp);
@@ -594,23 +596,52 @@ impl ToolOutputStore {
         extension: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
     ) -> Result<Saved, StoreError> {
+        self.save_streamed(extension, None, write)
+    }
+
+    /// [`save_with`](Self::save_with) for content of a known length,
+    /// `byte_length` (what [`check_fits`](Self::check_fits) was asked
+    /// about): where that is faster, the file's blocks are claimed before
+    /// it is written (`preallocate`). The file holds what `write` wrote,
+    /// more or fewer bytes alike.
+    pub fn save_sized_with(
+        &self,
+        extension: &str,
+        byte_length: u64,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
+    ) -> Result<Saved, StoreError> {
+        self.save_streamed(extension, Some(byte_length), write)
+    }
+
+    fn save_streamed(
+        &self,
+        extension: &str,
+        byte_length: Option<u64>,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
+    ) -> Result<Saved, StoreError> {
         if let Some(bucket) = &self.bucket {
             return bucket.save_with(extension, self.max_bytes, self.kept.as_deref(), write);
         }
         check_extension(extension)?;
         let lock = self.lock()?;
         let (tmp, file) = self.create_temp()?;
-        self.stream_and_finish(&lock, tmp, file, extension, write)
+        let claimed = match byte_length {
+            Some(len) if preallocate::claim(&file, len) => len,
+            _ => 0,
+        };
+        self.stream_and_finish(&lock, tmp, file, claimed, extension, write)
     }
 
     /// The rest of `save_with`: streams into the open temp file `file`
-    /// (named `tmp`) and names it, or removes it on failure. Split out so a
-    /// test can hand it a file that fails every write.
+    /// (named `tmp`, `claimed` bytes of blocks claimed for it) and names
+    /// it, or removes it on failure. Split out so a test can hand it a file
+    /// that fails every write.
     fn stream_and_finish(
         &self,
         lock: &FolderLock,
         tmp: PathBuf,
         file: File,
+        claimed: u64,
         extension: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<u64>,
     ) -> Result<Saved, StoreError> {
@@ -647,6 +678,11 @@ impl ToolOutputStore {
                 return Err(StoreError::io(ACTION_WRITE_FILE, &self.dir, e));
             }
         };
+        if let Err(e) = preallocate::trim(&file, claimed, written) {
+            drop(file);
+            discard(&tmp);
+            return Err(StoreError::io(ACTION_WRITE_FILE, &self.dir, e));
+        }
         self.finish(lock, tmp, file, written, extension)
     }
 

@@ -12,6 +12,7 @@ mod folder;
 mod names;
 mod options;
 mod planted;
+mod preallocate;
 mod writes;
 
 fn store_in(dir: &Path) -> ToolOutputStore {

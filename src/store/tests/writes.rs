@@ -116,7 +116,7 @@ fn store_own_write_failure_is_classified() {
         let temp = tmp.path().join(temp_name(0));
         drop(open_new(&temp).unwrap());
         let err = store
-            .stream_and_finish(&store.lock().unwrap(), temp, dev_full(), "bin", produce)
+            .stream_and_finish(&store.lock().unwrap(), temp, dev_full(), 0, "bin", produce)
             .unwrap_err();
         assert_eq!(err.code(), "STORE_NO_SPACE", "{err}");
         let StoreError::Io { action, source, .. } = &err else {
