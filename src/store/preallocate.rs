@@ -3,13 +3,12 @@
 //!
 //! ext4 reserves the blocks of a buffered write one 4 KiB block at a time
 //! (delayed allocation: a reservation, an extent-status entry and a quota
-//! charge per block). One `fallocate(FALLOC_FL_KEEP_SIZE)` for the whole
-//! length replaces those: on the ext4 of docs/performance.md, a new file of
-//! 1 MiB written in 256 KiB calls took 93 µs instead of 150, one of 32 MiB
-//! 4.1 ms instead of 6.3. Under 256 KiB the extra call cost more than it
-//! saved (64 KiB: 29 µs instead of 22). On tmpfs it made writes slower
-//! (32 MiB: 13.4 ms instead of 12.3: it zeroes the pages the write then
-//! fills), so only ext4 is asked; other file systems were not measured.
+//! charge per block); one `fallocate(FALLOC_FL_KEEP_SIZE)` for the whole
+//! length replaces those: a new 32 MiB file written in 4.1 ms instead of
+//! 6.3 here. Under 256 KiB the extra call cost more than it saved; on tmpfs
+//! it made writes slower; other file systems were not measured, so only
+//! ext4 is asked (docs/performance.md, "A file's blocks claimed before it
+//! is written").
 //!
 //! `KEEP_SIZE` leaves the file's length to the writes, so a reader never
 //! sees bytes that were not written; blocks claimed past the last byte
