@@ -669,20 +669,18 @@ impl ToolOutputStore {
                 None => StoreError::io(ACTION_PRODUCE, &self.dir, e),
             });
         }
-        let file = match inner.into_inner() {
+        // On either error the file is closed before its temp name is removed.
+        let trimmed = inner
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)
+            .and_then(|file| preallocate::trim(&file, claimed, written).map(|()| file));
+        let file = match trimmed {
             Ok(file) => file,
             Err(e) => {
-                let (e, inner) = e.into_parts();
-                drop(inner);
                 discard(&tmp);
                 return Err(StoreError::io(ACTION_WRITE_FILE, &self.dir, e));
             }
         };
-        if let Err(e) = preallocate::trim(&file, claimed, written) {
-            drop(file);
-            discard(&tmp);
-            return Err(StoreError::io(ACTION_WRITE_FILE, &self.dir, e));
-        }
         self.finish(lock, tmp, file, written, extension)
     }
 
