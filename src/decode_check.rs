@@ -13,10 +13,13 @@
 //! Memory: a PNG's image data is inflated through a window of at most 256
 //! KiB, its rows walked, not unfiltered (`png`), and a GIF's codes are
 //! walked without decoding them (`gif`, `lzw`), so neither holds its
-//! pixels; a WebP has no such decoder and is decoded whole, its buffer
-//! taken from the fit budget (`image_fit::memory`) like a fit's, 4 bytes a
-//! pixel for a lossless one (`alpha_flag_at`). Base64 is read as it is
-//! decoded (`Data::reader`), so the decoded bytes are not held besides.
+//! pixels. A still lossless WebP's stream is walked too (`vp8l`),
+//! holding the stream, its entropy image and its codes; a lossy or
+//! animated one, or a lossless one whose walk would hold more than its
+//! decoding, is decoded whole, its buffer taken from the fit budget
+//! (`image_fit::memory`) like a fit's, 4 bytes a pixel for a lossless one
+//! (`alpha_flag_at`). Base64 is read as it is decoded (`Data::reader`), so
+//! the decoded bytes are not held besides.
 
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 
@@ -25,11 +28,14 @@ use crate::image_fit::memory;
 mod gif;
 mod lzw;
 mod png;
+mod vp8l;
 
 #[cfg(fuzzing)]
 pub use gif::{decodes_every_pixel as gif_decodes_every_pixel, gif_reads_blocks};
 #[cfg(fuzzing)]
 pub use png::reader_decodes as png_reader_decodes;
+#[cfg(fuzzing)]
+pub use vp8l::Walked as WebpWalked;
 
 /// Whether this check reads images of this media type.
 pub fn checks(media_type: &str) -> bool {
@@ -58,19 +64,112 @@ const WEBP_CORRUPT: &str = "corrupt WebP: its image data does not decode";
 
 fn webp(mut data: impl BufRead + Seek) -> Result<(), String> {
     let corrupt = |_| WEBP_CORRUPT.to_string();
-    let alpha_flag = {
+    let (lossless_still, has_alpha, (width, height)) = {
         let mut decoder = image_webp::WebPDecoder::new(&mut data).map_err(corrupt)?;
-        let lossless_opaque = !decoder.has_alpha() && !decoder.is_lossy() && !decoder.is_animated();
-        lossless_opaque
-            .then_some(())
-            .and_then(|()| alpha_flag_at(&mut data))
+        let still = !decoder.is_lossy() && !decoder.is_animated();
+        (still, decoder.has_alpha(), decoder.dimensions())
     };
+    if lossless_still {
+        if let Some(verdict) = walk_lossless(&mut data, width, height) {
+            return verdict;
+        }
+    }
+    let alpha_flag = (lossless_still && !has_alpha)
+        .then_some(())
+        .and_then(|()| alpha_flag_at(&mut data));
     data.seek(SeekFrom::Start(0))
         .map_err(|_| WEBP_CORRUPT.to_string())?;
     match alpha_flag {
         Some(at) => webp_pixels(BufReader::new(AlphaSet { data, at, pos: 0 })),
         None => webp_pixels(data),
     }
+}
+
+/// A still lossless WebP's verdict from a walk of its image stream
+/// (`vp8l`), in no more memory than decoding it takes from the budget;
+/// `None` when the walk would need more (a stream of many prefix codes
+/// for its pixels), left to the decoder.
+fn walk_lossless(
+    data: &mut (impl BufRead + Seek),
+    width: u32,
+    height: u32,
+) -> Option<Result<(), String>> {
+    // What `webp_pixels` takes: its RGBA buffer and as much again.
+    let allowance = (u64::from(width) * u64::from(height) * 4).saturating_mul(2);
+    let Ok(_permit) = memory::global().acquire(allowance) else {
+        return Some(Ok(()));
+    };
+    let chunk = vp8l_chunk(data)?;
+    data.seek(SeekFrom::Start(chunk.start)).ok()?;
+    let mut stream = Vec::new();
+    let read = data.take(chunk.end - chunk.start).read_to_end(&mut stream);
+    read.ok()?;
+    let allowance = usize::try_from(allowance).ok()?.checked_sub(stream.len())?;
+    match vp8l::walk(&stream, width, height, allowance) {
+        vp8l::Walked::Decodes => Some(Ok(())),
+        vp8l::Walked::Corrupt | vp8l::Walked::Oversubscribed => Some(Err(WEBP_CORRUPT.to_string())),
+        vp8l::Walked::OverAllowance => None,
+    }
+}
+
+/// The walk's verdict on a still lossless WebP, allowed as much memory as
+/// it needs (`None` for any other WebP): what the tests and the `webp`
+/// fuzz target hold against the decoder.
+#[cfg(any(test, fuzzing))]
+pub fn webp_walked(webp: &[u8]) -> Option<vp8l::Walked> {
+    let mut data = io::Cursor::new(webp);
+    let mut decoder = image_webp::WebPDecoder::new(&mut data).ok()?;
+    if decoder.is_lossy() || decoder.is_animated() {
+        return None;
+    }
+    let (width, height) = decoder.dimensions();
+    let chunk = vp8l_chunk(&mut data)?;
+    let end = usize::try_from(chunk.end).ok()?.min(webp.len());
+    let start = usize::try_from(chunk.start).ok()?.min(end);
+    Some(vp8l::walk(&webp[start..end], width, height, usize::MAX))
+}
+
+/// Whether `image-webp` decodes every pixel of the WebP (every frame).
+#[cfg(any(test, fuzzing))]
+pub fn webp_decodes_every_pixel(webp: &[u8]) -> bool {
+    webp_pixels(io::Cursor::new(webp)).is_ok()
+}
+
+/// Where the payload of the VP8L chunk the decoder decodes is: the first
+/// chunk of a simple file, or the first VP8L chunk after an extended
+/// file's VP8X header, found as `image-webp` finds it.
+fn vp8l_chunk(data: &mut (impl Read + Seek)) -> Option<std::ops::Range<u64>> {
+    let rounded = |size: u64| size + (size & 1);
+    let (riff, riff_size) = header(data, 0)?;
+    let (first, first_size) = header(data, 12)?;
+    match (&riff, &first) {
+        (b"RIFF", b"VP8L") => Some(20..20 + first_size),
+        (b"RIFF", b"VP8X") => {
+            let mut at = 20 + rounded(first_size);
+            let end = at + riff_size.saturating_sub(12);
+            while at < end {
+                let (kind, size) = header(data, at)?;
+                if &kind == b"VP8L" {
+                    return Some(at + 8..at + 8 + size);
+                }
+                at += 8 + rounded(size);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The type and size of the RIFF chunk at `at`.
+fn header(data: &mut (impl Read + Seek), at: u64) -> Option<([u8; 4], u64)> {
+    let mut bytes = [0; 8];
+    data.seek(SeekFrom::Start(at)).ok()?;
+    data.read_exact(&mut bytes).ok()?;
+    let [k0, k1, k2, k3, s0, s1, s2, s3] = bytes;
+    Some((
+        [k0, k1, k2, k3],
+        u64::from(u32::from_le_bytes([s0, s1, s2, s3])),
+    ))
 }
 
 fn webp_pixels(data: impl BufRead + Seek) -> Result<(), String> {
