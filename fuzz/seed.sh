@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 fixtures=../__test__/fixtures/file-type
 corpus=corpus
-mkdir -p "$corpus"/{sniff,text,base64,route,store,gif,png,jpeg}
+mkdir -p "$corpus"/{sniff,text,base64,route,store,gif,png,jpeg,webp}
 
 # Index of a declared type in DECLARED (fuzz/src/lib.rs) for a file name,
 # as an octal escape for printf.
@@ -33,10 +33,11 @@ declared_index() {
 count=0
 for file in "$fixtures"/fixture*; do
   seed=seed-${file##*/}
-  # sniff: the bytes as they are; gif, png: a GIF or a PNG as it is.
+  # sniff: the bytes as they are; gif, png, webp: the image as it is.
   cp "$file" "$corpus/sniff/$seed"
   case "$file" in *.gif) cp "$file" "$corpus/gif/$seed" ;; esac
   case "$file" in *.png | *.apng) cp "$file" "$corpus/png/$seed" ;; esac
+  case "$file" in *.webp) cp "$file" "$corpus/webp/$seed" ;; esac
   # jpeg: a JPEG at each scale (the control byte first).
   case "$file" in *.jpg) for scale in 000 001 002; do
     { printf "\\$scale"; cat "$file"; } >"$corpus/jpeg/$seed-$scale"
@@ -56,6 +57,12 @@ for file in "$fixtures"/fixture*; do
   { printf '\023\003\004\000\000\000\000\000\000\000'; cat "$file"; } >"$corpus/route/$seed-1"
   printf "$declared"'\020\000\000\000\000\000\000\000\000%s' "$encoded" >"$corpus/route/$seed-2"
   count=$((count + 1))
+done
+
+# webp: the lossless WebPs libwebp made for the walk's tests (every
+# transform, colour caches, entropy images).
+for file in ../__test__/fixtures/webp-lossless/*.webp; do
+  cp "$file" "$corpus/webp/seed-${file##*/}"
 done
 
 # store: extensions and planted names, valid and not (mode byte, type byte,

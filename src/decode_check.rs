@@ -94,8 +94,7 @@ fn walk_lossless(
     width: u32,
     height: u32,
 ) -> Option<Result<(), String>> {
-    // What `webp_pixels` takes: its RGBA buffer and as much again.
-    let allowance = (u64::from(width) * u64::from(height) * 4).saturating_mul(2);
+    let allowance = lossless_allowance(width, height);
     let Ok(_permit) = memory::global().acquire(allowance) else {
         return Some(Ok(()));
     };
@@ -110,6 +109,25 @@ fn walk_lossless(
         vp8l::Walked::Corrupt | vp8l::Walked::Oversubscribed => Some(Err(WEBP_CORRUPT.to_string())),
         vp8l::Walked::OverAllowance => None,
     }
+}
+
+/// What checking a still lossless WebP takes from the budget, walked or
+/// decoded (`webp_pixels`): its RGBA buffer and as much again.
+fn lossless_allowance(width: u32, height: u32) -> u64 {
+    (u64::from(width) * u64::from(height) * 4).saturating_mul(2)
+}
+
+/// Whether the check of a still lossless WebP fits in the memory budget;
+/// over it, `decode_all` passes the image unchecked.
+#[cfg(any(test, fuzzing))]
+pub fn webp_within_budget(webp: &[u8]) -> bool {
+    let Ok(decoder) = image_webp::WebPDecoder::new(io::Cursor::new(webp)) else {
+        return true;
+    };
+    let (width, height) = decoder.dimensions();
+    memory::global()
+        .acquire(lossless_allowance(width, height))
+        .is_ok()
 }
 
 /// The walk's verdict on a still lossless WebP, allowed as much memory as

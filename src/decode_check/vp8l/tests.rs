@@ -9,7 +9,7 @@ use std::panic::catch_unwind;
 use super::{walk, Walked};
 use crate::decode_check::tests::lossless_webp;
 use crate::decode_check::{
-    decode_all, vp8l_chunk, webp_decodes_every_pixel, webp_walked, WEBP_CORRUPT,
+    decode_all, vp8l_chunk, webp_decodes_every_pixel, webp_walked, webp_within_budget, WEBP_CORRUPT,
 };
 
 /// The sound files, by name.
@@ -158,6 +158,24 @@ fn a_walk_stops_at_its_allowance() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn a_lossless_webp_over_the_memory_budget_passes_unchecked() {
+    // 47 bytes that say 10337x15361 pixels: checking them would take 1.18
+    // GiB, more than the default budget of 768 MiB. The fit refuses the
+    // image by its size. Found by the webp fuzz target
+    // (`fuzz/regressions/webp/lossless-over-the-memory-budget`), whose
+    // invariant had left the budget out.
+    let mut webp = b"RIFF\x3a\x00\x00\x00WEBPVP8L\x2e\x00\x00\x00".to_vec();
+    webp.extend_from_slice(
+        b"\x2f\x60\x28\x00\x0f\x00\xb9\x8c\xe8\x7f\x0c\x84\x04\x09\
+          \xff\x97\x1b\x8d\x31\x04\x3c\xea\xe7\xfc\x37\xbb\x00",
+    );
+    assert_eq!(webp.len(), 47);
+    assert_ne!(walked(&webp), Walked::Decodes, "the walk refuses it");
+    assert!(!webp_within_budget(&webp));
+    assert_eq!(decode_all("image/webp", Cursor::new(&webp)), Ok(()));
 }
 
 #[test]
