@@ -292,12 +292,12 @@ fn walk_pixels(
         }
         let green = group[GREEN].symbol(bits)?;
         if green < LITERALS {
-            group[RED].symbol(bits)?;
-            group[BLUE].symbol(bits)?;
+            group[RED].skip(bits)?;
+            group[BLUE].skip(bits)?;
             if bits.held() < 15 {
                 bits.refill();
             }
-            group[ALPHA].symbol(bits)?;
+            group[ALPHA].skip(bits)?;
             index += 1;
         } else if green < CACHE_FROM {
             let length = copy_reach(bits, group, green, width.get())?;

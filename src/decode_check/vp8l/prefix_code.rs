@@ -24,6 +24,10 @@ pub struct PrefixCode {
     /// Indexed by the next bits of the stream, as many as the longest
     /// code up to `TABLE_BITS`: small tables stay in the cache.
     table: Vec<u16>,
+    /// The length of each entry's code (0 for `LONG`): a byte loaded and
+    /// shifted by, where the entry would be unpacked first, on the chain
+    /// of loads each symbol waits on.
+    lengths: Vec<u8>,
     /// `table.len() - 1`.
     mask: usize,
     /// Codes per length, and the symbols in code order, for codes longer
@@ -73,10 +77,18 @@ impl PrefixCode {
 
     /// A code of the entries in `table` (a power of two of them).
     fn table(table: Vec<u16>, memory: &mut Memory) -> Result<Self, Stop> {
-        memory.charge(2 * table.len())?;
+        memory.charge(3 * table.len())?;
+        let lengths = table
+            .iter()
+            .map(|&entry| match entry {
+                LONG => 0,
+                entry => (entry >> SYMBOL_BITS) as u8,
+            })
+            .collect();
         Ok(PrefixCode {
             mask: table.len() - 1,
             table,
+            lengths,
             counts: [0; MAX_LENGTH + 1],
             sorted: Vec::new(),
             single: false,
@@ -111,7 +123,7 @@ impl PrefixCode {
             std::cmp::Ordering::Equal => {}
         }
         let size = 1 << longest.min(usize::from(TABLE_BITS));
-        let mut table = PrefixCode::table(vec![LONG; size], memory)?;
+        let mut entries = vec![LONG; size];
         for (symbol, &length) in lengths.iter().enumerate() {
             let length = usize::from(length);
             if length == 0 {
@@ -127,9 +139,10 @@ impl PrefixCode {
             }
             let entry = ((length as u16) << SYMBOL_BITS) | symbol as u16;
             for at in (first..size).step_by(1 << length) {
-                table.table[at] = entry;
+                entries[at] = entry;
             }
         }
+        let mut table = PrefixCode::table(entries, memory)?;
         if longest > usize::from(TABLE_BITS) {
             memory.charge(2 * usize::from(used))?;
             table.counts = counts;
@@ -155,17 +168,31 @@ impl PrefixCode {
         if self.single {
             return Ok(self.symbol_of_single());
         }
-        let entry = self.entry(bits);
-        let (length, symbol) = if entry == LONG {
-            self.long_code(bits.peek())?
-        } else {
-            (
-                (entry >> SYMBOL_BITS) as u8,
-                entry & ((1 << SYMBOL_BITS) - 1),
-            )
-        };
+        let at = bits.peek() as usize & self.mask;
+        let length = self.lengths.get(at).copied().unwrap_or(0);
+        let entry = self.table.get(at).copied().unwrap_or(LONG);
+        if length == 0 {
+            let (length, symbol) = self.long_code(bits.peek())?;
+            bits.consume(length)?;
+            return Ok(symbol);
+        }
         bits.consume(length)?;
-        Ok(symbol)
+        Ok(entry & ((1 << SYMBOL_BITS) - 1))
+    }
+
+    /// Past the next symbol, whose value is not needed (a literal's red,
+    /// blue and alpha): only its length is loaded.
+    #[inline(always)]
+    pub fn skip(&self, bits: &mut Bits) -> Result<(), Stop> {
+        if self.single {
+            return Ok(());
+        }
+        let at = bits.peek() as usize & self.mask;
+        let length = match self.lengths.get(at).copied().unwrap_or(0) {
+            0 => self.long_code(bits.peek())?.0,
+            length => length,
+        };
+        bits.consume(length)
     }
 
     /// The next symbol and its length when its code is in the table (the
