@@ -13,6 +13,7 @@ const TABLE_BITS: u8 = 10;
 /// 280 + 2048 symbols), the code's length above (0 for a code of one
 /// symbol); `LONG` for the start of a code longer than the table.
 const SYMBOL_BITS: u16 = 12;
+const SYMBOL_MASK: u16 = (1 << SYMBOL_BITS) - 1;
 const LONG: u16 = u16::MAX;
 
 /// The code lengths' own code's symbols, in the order their lengths come.
@@ -168,16 +169,16 @@ impl PrefixCode {
         if self.single {
             return Ok(self.symbol_of_single());
         }
-        let at = bits.peek() as usize & self.mask;
-        let length = self.lengths.get(at).copied().unwrap_or(0);
-        let entry = self.table.get(at).copied().unwrap_or(LONG);
-        if length == 0 {
-            let (length, symbol) = self.long_code(bits.peek())?;
-            bits.consume(length)?;
-            return Ok(symbol);
-        }
+        let at = self.index(bits);
+        let (length, symbol) = match self.lengths.get(at).copied().unwrap_or(0) {
+            0 => self.long_code(bits.peek())?,
+            length => (
+                length,
+                self.table.get(at).map_or(0, |&entry| entry & SYMBOL_MASK),
+            ),
+        };
         bits.consume(length)?;
-        Ok(entry & ((1 << SYMBOL_BITS) - 1))
+        Ok(symbol)
     }
 
     /// Past the next symbol, whose value is not needed (a literal's red,
@@ -187,8 +188,7 @@ impl PrefixCode {
         if self.single {
             return Ok(());
         }
-        let at = bits.peek() as usize & self.mask;
-        let length = match self.lengths.get(at).copied().unwrap_or(0) {
+        let length = match self.lengths.get(self.index(bits)).copied().unwrap_or(0) {
             0 => self.long_code(bits.peek())?.0,
             length => length,
         };
@@ -200,10 +200,7 @@ impl PrefixCode {
     #[inline(always)]
     pub fn peek_short(&self, bits: &Bits) -> Option<(u8, u16)> {
         let entry = self.entry(bits);
-        (entry != LONG).then_some((
-            (entry >> SYMBOL_BITS) as u8,
-            entry & ((1 << SYMBOL_BITS) - 1),
-        ))
+        (entry != LONG).then_some(((entry >> SYMBOL_BITS) as u8, entry & SYMBOL_MASK))
     }
 
     fn symbol_of_single(&self) -> u16 {
@@ -213,8 +210,13 @@ impl PrefixCode {
     /// The table's entry for the next bits.
     #[inline(always)]
     fn entry(&self, bits: &Bits) -> u16 {
-        let at = bits.peek() as usize & self.mask;
-        self.table.get(at).copied().unwrap_or(LONG)
+        self.table.get(self.index(bits)).copied().unwrap_or(LONG)
+    }
+
+    /// Where the next bits are in the tables.
+    #[inline(always)]
+    fn index(&self, bits: &Bits) -> usize {
+        bits.peek() as usize & self.mask
     }
 
     /// The length and symbol of a code longer than the table, at the
