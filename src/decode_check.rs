@@ -100,11 +100,28 @@ fn walk_lossless(
     };
     let chunk = vp8l_chunk(data)?;
     data.seek(SeekFrom::Start(chunk.start)).ok()?;
-    let mut stream = Vec::new();
-    let read = data.take(chunk.end - chunk.start).read_to_end(&mut stream);
-    read.ok()?;
-    let allowance = usize::try_from(allowance).ok()?.checked_sub(stream.len())?;
-    match vp8l::walk(&stream, width, height, allowance) {
+    let size = usize::try_from(chunk.end - chunk.start).ok()?;
+    let allowance = usize::try_from(allowance).ok()?;
+    let copy;
+    // Data held in memory (decoded from base64 at once) is walked where it
+    // is; other readers' bytes are copied out first, into no more than the
+    // allowance reserved (a chunk's size is what the file claims).
+    let stream = match data.fill_buf().ok()?.get(..size) {
+        Some(held) => held,
+        None => {
+            let mut stream = Vec::new();
+            stream.try_reserve_exact(size.min(allowance)).ok()?;
+            data.take(chunk.end - chunk.start)
+                .read_to_end(&mut stream)
+                .ok()?;
+            copy = stream;
+            &copy
+        }
+    };
+    // Charged for a copy of the stream whether or not one was made: the
+    // verdict does not depend on the reader.
+    let allowance = allowance.checked_sub(stream.len())?;
+    match vp8l::walk(stream, width, height, allowance) {
         vp8l::Walked::Decodes => Some(Ok(())),
         vp8l::Walked::Corrupt | vp8l::Walked::Oversubscribed => Some(Err(WEBP_CORRUPT.to_string())),
         vp8l::Walked::OverAllowance => None,

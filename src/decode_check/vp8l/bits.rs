@@ -20,9 +20,10 @@ pub enum Stop {
 
 #[derive(Clone)]
 pub struct Bits<'a> {
-    data: &'a [u8],
-    /// The next byte not yet in `buffer`.
-    pos: usize,
+    /// The bytes not yet in `buffer` (a slice, not the data and a place in
+    /// it: one register fewer in the walk's loop, which spilled the place
+    /// to the stack, on the chain each pixel's refill waits on).
+    rest: &'a [u8],
     /// Held bits from bit 0; bits above `held` may be the stream's next
     /// bits already (a refill loads 8 bytes and counts the whole ones).
     buffer: u64,
@@ -32,8 +33,7 @@ pub struct Bits<'a> {
 impl<'a> Bits<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         Bits {
-            data,
-            pos: 0,
+            rest: data,
             buffer: 0,
             held: 0,
         }
@@ -42,19 +42,19 @@ impl<'a> Bits<'a> {
     /// Hold at least 56 bits, or every bit left.
     #[inline(always)]
     pub fn refill(&mut self) {
-        if let Some(next) = self.data.get(self.pos..self.pos + 8) {
-            let next = u64::from_le_bytes(next.try_into().unwrap_or_default());
-            self.buffer |= next << self.held;
-            self.pos += usize::from((63 - self.held) / 8);
+        if let Some(next) = self.rest.first_chunk::<8>() {
+            self.buffer |= u64::from_le_bytes(*next) << self.held;
+            let loaded = usize::from((63 - self.held) / 8);
+            self.rest = self.rest.get(loaded..).unwrap_or_default();
             self.held |= 56;
         } else {
             while self.held < 56 {
-                let Some(&byte) = self.data.get(self.pos) else {
+                let Some((&byte, rest)) = self.rest.split_first() else {
                     break;
                 };
                 self.buffer |= u64::from(byte) << self.held;
                 self.held += 8;
-                self.pos += 1;
+                self.rest = rest;
             }
         }
     }

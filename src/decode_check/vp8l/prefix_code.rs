@@ -35,7 +35,11 @@ pub struct PrefixCode {
     /// than the table (empty when there are none).
     counts: [u16; MAX_LENGTH + 1],
     sorted: Vec<u16>,
-    single: bool,
+    /// The length of every code when they all have one (0 for a code of
+    /// one symbol): a symbol's length known before its table read, so
+    /// the next symbol's read need not wait for it. A channel that does
+    /// not compress (noise) has such a code.
+    flat: Option<u8>,
 }
 
 impl PrefixCode {
@@ -69,11 +73,9 @@ impl PrefixCode {
         PrefixCode::from_lengths(&lengths, memory)
     }
 
-    /// A code of one symbol, read in no bits.
+    /// A code of one symbol, read in no bits (its entry's length is 0).
     fn single(symbol: u16, memory: &mut Memory) -> Result<Self, Stop> {
-        let mut code = PrefixCode::table(vec![symbol], memory)?;
-        code.single = true;
-        Ok(code)
+        PrefixCode::table(vec![symbol], memory)
     }
 
     /// A code of the entries in `table` (a power of two of them).
@@ -85,14 +87,18 @@ impl PrefixCode {
                 LONG => 0,
                 entry => (entry >> SYMBOL_BITS) as u8,
             })
-            .collect();
+            .collect::<Vec<u8>>();
+        let flat = match (table.contains(&LONG), lengths.first()) {
+            (false, Some(&first)) if lengths.iter().all(|&length| length == first) => Some(first),
+            _ => None,
+        };
         Ok(PrefixCode {
             mask: table.len() - 1,
             table,
             lengths,
             counts: [0; MAX_LENGTH + 1],
             sorted: Vec::new(),
-            single: false,
+            flat,
         })
     }
 
@@ -158,24 +164,22 @@ impl PrefixCode {
 
     /// Whether the code is read in no bits.
     pub fn is_single(&self) -> bool {
-        self.single
+        self.flat == Some(0)
     }
 
     /// The next symbol. The caller refills first, as the decoder does.
     #[inline(always)]
     pub fn symbol(&self, bits: &mut Bits) -> Result<u16, Stop> {
-        // Not a table read: the next symbol's read need not wait for it
-        // (an opaque image's alpha, often).
-        if self.single {
-            return Ok(self.symbol_of_single());
-        }
         let at = self.index(bits);
-        let (length, symbol) = match self.lengths.get(at).copied().unwrap_or(0) {
-            0 => self.long_code(bits.peek())?,
-            length => (
-                length,
-                self.table.get(at).map_or(0, |&entry| entry & SYMBOL_MASK),
-            ),
+        let symbol = || self.table.get(at).map_or(0, |&entry| entry & SYMBOL_MASK);
+        let (length, symbol) = match self.flat {
+            // No bits read (an opaque image's alpha, often).
+            Some(0) => return Ok(symbol()),
+            Some(length) => (length, symbol()),
+            None => match self.lengths.get(at).copied().unwrap_or(0) {
+                0 => self.long_code(bits.peek())?,
+                length => (length, symbol()),
+            },
         };
         bits.consume(length)?;
         Ok(symbol)
@@ -185,12 +189,13 @@ impl PrefixCode {
     /// blue and alpha): only its length is loaded.
     #[inline(always)]
     pub fn skip(&self, bits: &mut Bits) -> Result<(), Stop> {
-        if self.single {
-            return Ok(());
-        }
-        let length = match self.lengths.get(self.index(bits)).copied().unwrap_or(0) {
-            0 => self.long_code(bits.peek())?.0,
-            length => length,
+        let length = match self.flat {
+            Some(0) => return Ok(()),
+            Some(length) => length,
+            None => match self.lengths.get(self.index(bits)).copied().unwrap_or(0) {
+                0 => self.long_code(bits.peek())?.0,
+                length => length,
+            },
         };
         bits.consume(length)
     }
@@ -201,10 +206,6 @@ impl PrefixCode {
     pub fn peek_short(&self, bits: &Bits) -> Option<(u8, u16)> {
         let entry = self.entry(bits);
         (entry != LONG).then_some(((entry >> SYMBOL_BITS) as u8, entry & SYMBOL_MASK))
-    }
-
-    fn symbol_of_single(&self) -> u16 {
-        self.table.first().copied().unwrap_or_default()
     }
 
     /// The table's entry for the next bits.

@@ -3,7 +3,7 @@
 //! its transforms, colour caches and entropy images) and by `image-webp`'s
 //! encoder, and on thousands of damaged copies of them.
 
-use std::io::Cursor;
+use std::io::{BufReader, Cursor};
 use std::panic::catch_unwind;
 
 use super::{walk, Walked};
@@ -82,7 +82,18 @@ fn the_walk_passes_every_sound_lossless_webp() {
             Ok(()),
             "{name}"
         );
+        assert_eq!(
+            decode_all("image/webp", small_reads(&webp)),
+            Ok(()),
+            "{name}"
+        );
     }
+}
+
+/// A reader that holds a few bytes at a time: the walk copies the stream
+/// out of it, where it walks a `Cursor`'s bytes in place.
+fn small_reads(webp: &[u8]) -> BufReader<Cursor<&[u8]>> {
+    BufReader::with_capacity(64, Cursor::new(webp))
 }
 
 #[test]
@@ -126,6 +137,11 @@ fn the_walk_refuses_what_the_decoder_refuses_in_damaged_copies() {
             let verdict = decode_all("image/webp", Cursor::new(&damaged));
             let walk_refuses = walk != Walked::Decodes;
             assert_eq!(verdict.is_err(), walk_refuses, "{case}: decode_all");
+            assert_eq!(
+                verdict,
+                decode_all("image/webp", small_reads(&damaged)),
+                "{case}"
+            );
             if walk_refuses {
                 assert_eq!(verdict, Err(WEBP_CORRUPT.into()), "{case}");
             }
