@@ -10,8 +10,8 @@
 //! (`budget`: per-request limits), and `tool_result::layout` the order of
 //! its answer.
 
-// The core has no unsafe code but the AVX-512 base64 kernel (allowed on
-// its module, `base64_data::engine`); the Node-API layer may (allowed on
+// The core has no unsafe code but the base64 kernels (allowed on their
+// module, `base64_data::engine`); the Node-API layer may (allowed on
 // `mod binding` below). Every block says why it is sound.
 #![deny(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
