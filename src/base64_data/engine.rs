@@ -139,7 +139,8 @@ mod tests {
         }
     }
 
-    fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
+    /// Bytes that look random, the same for a seed (also `bulk`'s tests').
+    pub(super) fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
         let mut x = seed | 1;
         (0..len)
             .map(|_| {

@@ -75,22 +75,26 @@ fn run(alphabet: Alphabet, symbols: &[u8], out: Option<*mut u8>) -> bool {
         return true;
     }
     match kernel() {
-        Some(kernel) => run_on(kernel, alphabet, symbols, out),
+        // SAFETY: `kernel` is the one this CPU was found to have; `out`
+        // has its room (checked by `decode` and `decode_uninit`).
+        Some(kernel) => unsafe { run_on(kernel, alphabet, symbols, out) },
         None => false,
     }
 }
 
-/// [`run`] on `kernel`, which the CPU has (from [`kernel`], or the
-/// tests' `kernels`).
+/// [`run`] on `kernel`.
+///
+/// # Safety
+/// The CPU has `kernel`'s features (from [`kernel`], or the tests'
+/// `kernels`); `out`, when given, has room for 48 bytes a block.
 #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
-fn run_on(kernel: Kernel, alphabet: Alphabet, symbols: &[u8], out: Option<*mut u8>) -> bool {
+unsafe fn run_on(kernel: Kernel, alphabet: Alphabet, symbols: &[u8], out: Option<*mut u8>) -> bool {
     if !symbols.len().is_multiple_of(64) {
         return false;
     }
     // Safe to call (both arms): the CPU has the features the kernel is
-    // compiled for (the caller's word); `symbols` is whole blocks, and
-    // `out`, when given, has room for 48 bytes a block (checked by the
-    // callers above).
+    // compiled for, `symbols` is whole blocks, and `out` has its room (the
+    // caller's word).
     match kernel {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, for VBMI.
@@ -144,6 +148,7 @@ fn table(alphabet: Alphabet) -> &'static [u8; 128] {
 mod tests {
     use base64_simd::{STANDARD, URL_SAFE};
 
+    use super::super::tests::pseudo_random;
     use super::*;
 
     /// Every kernel this CPU has, not only the one it runs.
@@ -163,23 +168,14 @@ mod tests {
         Vec::new()
     }
 
-    fn pseudo_random(len: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
-    }
-
     /// `kernel`'s answer on whole blocks: the bytes, or `None` if refused.
     fn decoded(kernel: Kernel, alphabet: Alphabet, symbols: &[u8]) -> Option<Vec<u8>> {
-        let checked = run_on(kernel, alphabet, symbols, None);
+        // SAFETY: `kernel` is one `kernels` found on this CPU; `out` has
+        // room for 48 bytes a block.
+        let checked = unsafe { run_on(kernel, alphabet, symbols, None) };
         let mut out = vec![0u8; symbols.len() / 64 * 48];
-        let decoded = run_on(kernel, alphabet, symbols, Some(out.as_mut_ptr()));
+        // SAFETY: as above.
+        let decoded = unsafe { run_on(kernel, alphabet, symbols, Some(out.as_mut_ptr())) };
         assert_eq!(checked, decoded, "check and decode disagree");
         decoded.then_some(out)
     }
